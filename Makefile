@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# DMA-BUF CPU-cache ownership: the patch series and its test workshop.
+# See README.md; "make help" lists the targets.
+
+SCRIPTS := scripts
+
+.PHONY: all test tree export check-exported check deps fetch kernels \
+	run-base run-series clean distclean help
+
+## all: build the patched kernel, boot it and run its tests
+all:
+	@STATIC=0 $(SCRIPTS)/test.sh series
+
+## test: static checks, then build, boot and test the base and the series
+test:
+	@$(SCRIPTS)/test.sh
+
+## tree: create build/linux from the base and patches/
+tree: deps
+	@$(SCRIPTS)/series.sh tree
+
+## export: regenerate patches/ from the commits in build/linux
+export:
+	@$(SCRIPTS)/series.sh export
+
+## check-exported: fail if build/linux holds work that patches/ lacks
+check-exported:
+	@$(SCRIPTS)/series.sh check-exported
+
+## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc)
+check: tree
+	@$(SCRIPTS)/check-series.sh > build/static.tsv; $(SCRIPTS)/report.sh build/static.tsv
+
+## deps: install the Debian packages the project needs
+deps:
+	@$(SCRIPTS)/install-deps.sh
+
+## fetch: download the pinned base into the cache
+fetch: deps
+	@$(SCRIPTS)/fetch-kernel.sh >/dev/null
+
+## kernels: build the base and the series kernels without booting them
+kernels: tree
+	@$(SCRIPTS)/build-kernel.sh base
+	@$(SCRIPTS)/build-kernel.sh series
+
+## run-base, run-series: build, boot and test one kernel
+run-base run-series: run-%:
+	@STATIC=0 $(SCRIPTS)/test.sh $*
+
+## clean: remove the build outputs but keep build/linux
+clean:
+	rm -rf build/out build/logs build/linux-base build/am-check build/*.tsv
+	-git -C build/linux worktree prune 2>/dev/null
+
+## distclean: remove build/ entirely (refused while build/linux has unexported work)
+distclean: check-exported
+	rm -rf build
+
+help:
+	@sed -n 's/^## //p' Makefile

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Parse the KUnit results of a boot log into result rows.
+
+The KUnit suites built into the test kernel run during boot, before init.
+This hands the boot log up to the start of init to the kernel's own
+parser (tools/testing/kunit/kunit.py parse) and prints one tab-separated
+row per suite: kernel, suite, passed, failed, skipped, note.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+INIT_STARTS = 'Run /init as init process'
+
+
+def boot_log_before_init(console):
+    lines = []
+    with open(console, errors='replace') as f:
+        for line in f:
+            if INIT_STARTS in line:
+                break
+            lines.append(line)
+    return ''.join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument('--kernel', required=True, help='label of the kernel')
+    parser.add_argument('--src', required=True, help='kernel source tree')
+    parser.add_argument('--log', required=True,
+                        help="where to write kunit.py's report")
+    parser.add_argument('console', help='serial console log of the boot')
+    args = parser.parse_args()
+
+    kunit_py = os.path.join(args.src, 'tools/testing/kunit/kunit.py')
+    with tempfile.TemporaryDirectory() as tmp:
+        boot = os.path.join(tmp, 'boot.log')
+        result = os.path.join(tmp, 'kunit.json')
+        with open(boot, 'w') as f:
+            f.write(boot_log_before_init(args.console))
+        with open(args.log, 'w') as log:
+            subprocess.run([sys.executable, kunit_py, 'parse',
+                            '--json=' + result, boot],
+                           stdout=log, stderr=subprocess.STDOUT, check=False)
+        suites = []
+        if os.path.exists(result):
+            with open(result) as f:
+                suites = json.load(f).get('sub_groups', [])
+
+    if not suites:
+        print(f'{args.kernel}\tkunit\t0\t1\t0\tno KUnit results in the boot log')
+        return
+    for suite in suites:
+        counts = suite['misc']
+        failed = counts['failed'] + counts['crashed'] + counts['errors']
+        print(f"{args.kernel}\tkunit {suite['name']}\t{counts['passed']}"
+              f"\t{failed}\t{counts['skipped']}\t")
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build an arm64 test kernel and its kselftests, out of tree and
+# incrementally.
+#
+#   build-kernel.sh base|series
+#
+# "base" is the pristine base (tag "base" of build/linux, unpacked into
+# build/linux-base), "series" is build/linux with the series applied. The
+# configuration is allnoconfig plus the fragments of kernel-overlay/ and
+# kunit/; DEBUG=1 adds the debug fragment and builds into its own
+# directory. The results land in build/out/<kind>[-debug]/.
+
+. "$(dirname "$0")/common.sh"
+
+kind=${1:-}
+case "$kind" in
+base | series) ;;
+*) die "usage: $PROG base|series" ;;
+esac
+
+out=$BUILD/out/$kind${DEBUG:+-debug}
+fragments=("$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config")
+[ -z "${DEBUG:-}" ] || fragments+=("$ROOT/kernel-overlay/configs/debug.config")
+selftests=${SELFTEST_TARGETS:-dmabuf-heaps}
+
+[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+
+if [ "$kind" = base ]; then
+	src=$BUILD/linux-base
+	commit=$(git -C "$TREE" rev-parse base)
+	if [ "$(cat "$src/.base-commit" 2>/dev/null)" != "$commit" ]; then
+		note "unpacking the base into $src"
+		rm -rf "$src"
+		mkdir -p "$src"
+		git -C "$TREE" archive base | tar -x -C "$src"
+		echo "$commit" >"$src/.base-commit"
+	fi
+else
+	src=$TREE
+fi
+
+# Every option a fragment sets must survive, unless this tree does not
+# have it at all (the base lacks the series' own options).
+check_config()
+{
+	local line sym bad=0
+
+	while read -r line; do
+		sym=${line%%=*}
+		sym=${sym#CONFIG_}
+		case "$line" in
+		*=n) grep -q "^# CONFIG_$sym is not set" "$out/.config" && continue ;;
+		*) grep -qxF "$line" "$out/.config" && continue ;;
+		esac
+		if grep -rqE "^\s*(menu)?config $sym\s*$" --include='Kconfig*' "$src"; then
+			note "$line from the fragments is not in the configuration"
+			bad=1
+		fi
+	done < <(grep -h '^CONFIG_' "${fragments[@]}")
+	[ "$bad" -eq 0 ] || die "the configuration fragments do not apply to $kind"
+}
+
+mkdir -p "$out"
+cat "${fragments[@]}" >"$out/fragments.config.new"
+if ! cmp -s "$out/fragments.config.new" "$out/fragments.config" || [ ! -f "$out/.config" ]; then
+	note "configuring $kind${DEBUG:+ (debug)}"
+	kmake -C "$src" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config.new" allnoconfig
+	check_config
+fi
+mv "$out/fragments.config.new" "$out/fragments.config"
+
+note "building $kind${DEBUG:+ (debug)} kernel"
+kmake -C "$src" O="$out" Image
+
+note "building kselftests: $selftests"
+rm -rf "$out/kselftest/kselftest_install"
+kmake -C "$src" O="$out" TARGETS="$selftests" kselftest-install >/dev/null

@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for the project's scripts; sourced, never run.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+CACHE=${CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/dmabuf-ownership}
+TREE=$BUILD/linux
+PATCHES=$ROOT/patches
+CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+JOBS=${JOBS:-$(nproc)}
+
+# shellcheck source=series.conf
+. "$ROOT/scripts/series.conf"
+
+PROG=$(basename "$0")
+
+# The first argument is the message; any further ones follow on lines
+# of their own.
+die()
+{
+	echo "$PROG: error: $1" >&2
+	shift
+	[ $# -eq 0 ] || printf '%s\n' "$@" >&2
+	exit 1
+}
+
+note()
+{
+	echo "$PROG: $*" >&2
+}
+
+# The kernel's own make, cross-compiling for arm64.
+kmake()
+{
+	make -s -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" "$@"
+}

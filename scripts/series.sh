@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The series workflow between patches/ and the kernel tree build/linux.
+#
+#   series.sh tree            create build/linux: the base, then patches/
+#   series.sh export          regenerate patches/ from build/linux
+#   series.sh check-exported  fail if build/linux holds work patches/ lacks
+#
+# build/linux is a git repository: the tag "base" is the pristine base and
+# the branch "series" carries one commit per patch. Its description
+# (git branch --edit-description) is the cover letter's subject and text.
+#
+# The base is Debian's linux-source tarball (scripts/series.conf), or the
+# git tree named by KERNEL_SRC at KERNEL_REF (default HEAD).
+
+. "$(dirname "$0")/common.sh"
+
+BRANCH=series
+SYNCED=$TREE/.git/dmabuf-exported
+
+git_tree()
+{
+	git -C "$TREE" "$@"
+}
+
+# git am needs a committer; a fresh machine may have no identity at all.
+have_committer()
+{
+	git_tree config user.email >/dev/null ||
+		export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-series builder} \
+		       GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-builder@localhost}
+}
+
+patch_files()
+{
+	find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-cover-letter.patch' | sort
+}
+
+dir_sum()
+{
+	(cd "$1" && find . -maxdepth 1 -name '*.patch' | sort | xargs -r sha256sum) |
+		sha256sum | cut -d' ' -f1
+}
+
+base_from_tarball()
+{
+	local dir=$1 tarball block
+
+	tarball=$("$ROOT/scripts/fetch-kernel.sh")
+	note "unpacking $(basename "$tarball")"
+	tar -xJf "$tarball" -C "$dir" --strip-components=1
+
+	# Debian's tarball ends .gitignore with a rule that ignores every
+	# top-level path; with it, new files would never reach git add.
+	block=$(grep -n '^# Debian packaging: ignore everything at the top level' \
+		"$dir/.gitignore" | cut -d: -f1)
+	[ -n "$block" ] ||
+		die "the Debian .gitignore block is gone from $BASE_PACKAGE; check scripts/series.sh"
+	head -n $((block - 3)) "$dir/.gitignore" >"$dir/.gitignore.new"
+	mv "$dir/.gitignore.new" "$dir/.gitignore"
+
+	git -C "$dir" init -q -b "$BRANCH"
+	git -C "$dir" add -A
+	GIT_AUTHOR_NAME="Debian kernel source" GIT_AUTHOR_EMAIL=linux-source@localhost \
+	GIT_COMMITTER_NAME="Debian kernel source" GIT_COMMITTER_EMAIL=linux-source@localhost \
+	GIT_AUTHOR_DATE=$BASE_COMMIT_DATE GIT_COMMITTER_DATE=$BASE_COMMIT_DATE \
+		git -C "$dir" commit -q -F - <<-MSG
+		Linux $BASE_VERSION ($BASE_PACKAGE $BASE_PACKAGE_VERSION)
+
+		Pristine source of Debian's $BASE_PACKAGE package, version
+		$BASE_PACKAGE_VERSION, from $BASE_SUITE.
+
+		The block that Debian's packaging appends to .gitignore, which
+		ignores every top-level path, is dropped so that new files can be
+		added to this tree.
+		MSG
+	git -C "$dir" ls-files --error-unmatch Makefile drivers/dma-buf/dma-buf.c >/dev/null ||
+		die "the base commit misses tracked files; check the .gitignore edit"
+}
+
+base_from_git()
+{
+	local dir=$1 ref=${KERNEL_REF:-HEAD} commit
+
+	commit=$(git -C "$KERNEL_SRC" rev-parse --verify -q "$ref^{commit}") ||
+		die "KERNEL_SRC=$KERNEL_SRC is not a git tree with $ref"
+	note "cloning $KERNEL_SRC at $ref ($commit)"
+	git clone -q --shared --no-checkout "$KERNEL_SRC" "$dir"
+	git -C "$dir" checkout -q -B "$BRANCH" "$commit"
+}
+
+cover_subject_and_text()
+{
+	local cover=$PATCHES/0000-cover-letter.patch
+
+	if [ ! -f "$cover" ]; then
+		printf 'DMA-BUF CPU-cache ownership\n'
+		return
+	fi
+	# Subject after its "[PREFIX 0/N] ", then the text up to the "---".
+	sed -n 's/^Subject: \[[^]]*\] //p' "$cover"
+	echo
+	awk 'body && /^---$/ { exit } body { print } /^$/ { body = 1 }' "$cover"
+}
+
+apply_series()
+{
+	local out patch
+
+	have_committer
+	git_tree config "branch.$BRANCH.description" "$(cover_subject_and_text)"
+	for patch in $(patch_files); do
+		if ! out=$(git_tree am -q "$patch" 2>&1); then
+			git_tree am --abort || true
+			echo "$out" >&2
+			die "patches/$(basename "$patch") does not apply on the base;" \
+			    "rebase the series in build/linux onto the base and run 'make export'"
+		fi
+	done
+}
+
+# Write the series into directory $1 exactly as export would.
+export_to()
+{
+	local dir=$1 count date ident desc
+
+	git_tree format-patch -q --zero-commit --no-signature --numbered \
+		--subject-prefix="$SERIES_PREFIX" -o "$dir" base.."$BRANCH"
+	count=$(git_tree rev-list --count base.."$BRANCH")
+	date=$(git_tree log -1 --format=%aD "$BRANCH")
+	if [ "$count" -gt 0 ]; then
+		ident=$(git_tree log -1 --format='%an <%ae>' "$BRANCH")
+	else
+		ident=$(git_tree var GIT_AUTHOR_IDENT | sed 's/ [0-9]* [-+][0-9]*$//')
+	fi
+	desc=$(git_tree config "branch.$BRANCH.description" || true)
+	[ -n "$desc" ] || die "build/linux has no cover letter text; run 'git branch --edit-description'"
+
+	{
+		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
+		echo "From: $ident"
+		echo "Date: $date"
+		echo "Subject: [$SERIES_PREFIX 0/$count] $(echo "$desc" | head -n 1)"
+		echo
+		echo "$desc" | tail -n +2 | sed '/./,$!d'
+		echo "---"
+		if [ "$count" -gt 0 ]; then
+			git_tree shortlog base.."$BRANCH"
+			git_tree diff --stat=72 --summary base "$BRANCH"
+		else
+			echo "(no patches yet)"
+		fi
+	} >"$dir/0000-cover-letter.patch"
+}
+
+# Print what build/linux holds that patches/ lacks; empty when in sync.
+unexported()
+{
+	local tmp
+
+	git_tree status --porcelain | sed 's/^/uncommitted in build\/linux: /'
+	[ "$(git_tree symbolic-ref -q --short HEAD)" = "$BRANCH" ] ||
+		echo "build/linux is not on branch $BRANCH"
+	tmp=$(mktemp -d)
+	export_to "$tmp"
+	diff -rq "$tmp" "$PATCHES" 2>&1 |
+		sed -e "s|$tmp|build/linux|g" -e "s|$PATCHES|patches|g" || true
+	rm -rf "$tmp"
+}
+
+cmd_tree()
+{
+	local tmp
+
+	if [ -d "$TREE/.git" ]; then
+		[ -z "$(unexported)" ] && exit 0
+		[ -z "$(git_tree status --porcelain)" ] && [ -f "$SYNCED" ] &&
+			[ "$(cat "$SYNCED")" = "$(export_sum)" ] ||
+			die "build/linux holds work that patches/ does not:" \
+			    "$(unexported)" \
+			    "Run 'make export' to keep it, or remove build/linux to start again from patches/."
+		note "patches/ changed; reapplying the series on the base"
+		git_tree checkout -q -f "$BRANCH"
+		git_tree reset -q --hard base
+		apply_series
+		dir_sum "$PATCHES" >"$SYNCED"
+		exit 0
+	fi
+
+	mkdir -p "$BUILD"
+	tmp=$TREE.tmp
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		base_from_git "$tmp"
+	else
+		base_from_tarball "$tmp"
+	fi
+	git -C "$tmp" tag -f base >/dev/null
+	mv "$tmp" "$TREE"
+	apply_series
+	dir_sum "$PATCHES" >"$SYNCED"
+	note "build/linux: base $(git_tree describe --always base), $(git_tree rev-list --count base..$BRANCH) patch(es)"
+}
+
+export_sum()
+{
+	local tmp sum
+
+	tmp=$(mktemp -d)
+	export_to "$tmp"
+	sum=$(dir_sum "$tmp")
+	rm -rf "$tmp"
+	echo "$sum"
+}
+
+cmd_export()
+{
+	[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+	[ -z "$(git_tree status --porcelain)" ] ||
+		die "build/linux has uncommitted changes; commit them first"
+	rm -rf "$PATCHES.tmp"
+	mkdir -p "$PATCHES.tmp"
+	export_to "$PATCHES.tmp"
+	rm -rf "$PATCHES"
+	mv "$PATCHES.tmp" "$PATCHES"
+	dir_sum "$PATCHES" >"$SYNCED"
+	note "exported $(patch_files | wc -l) patch(es) to patches/"
+}
+
+cmd_check_exported()
+{
+	local out
+
+	[ -d "$TREE/.git" ] || exit 0
+	out=$(unexported)
+	[ -z "$out" ] && exit 0
+	echo "$out" >&2
+	die "build/linux holds work that patches/ does not; run 'make export' and commit patches/"
+}
+
+case "${1:-}" in
+tree) cmd_tree ;;
+export) cmd_export ;;
+check-exported) cmd_check_exported ;;
+*) die "usage: $PROG tree|export|check-exported" ;;
+esac

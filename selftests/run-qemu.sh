@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a test kernel under QEMU (arm64 "virt", TCG) with its initramfs.
+# KUnit suites run during boot; init then runs the kselftests and powers
+# off.
+#
+#   run-qemu.sh OUT_DIR
+#
+# Writes OUT_DIR/console.log (the serial console: kernel log and KUnit
+# KTAP) and OUT_DIR/kselftest.tap (the kselftest TAP, from a virtio
+# console). QEMU_TIMEOUT (seconds, default 900) bounds the whole run;
+# KSELFTEST_FILTER runs one kselftest collection only.
+
+. "$(dirname "$0")/../scripts/common.sh"
+
+out=${1:?usage: $PROG OUT_DIR}
+timeout=${QEMU_TIMEOUT:-900}
+cmdline="console=ttyAMA0 panic=-1"
+[ -z "${KSELFTEST_FILTER:-}" ] || cmdline+=" kselftest.filter=$KSELFTEST_FILTER"
+
+rm -f "$out/console.log" "$out/kselftest.tap"
+
+# 2 GiB at the virt machine's 1 GiB base keeps all RAM below 4 GiB, so
+# 32-bit DMA masks do not bounce through swiotlb unless a test asks for it.
+# pauth-impdef only makes TCG faster.
+status=0
+timeout -k 10 "$timeout" qemu-system-aarch64 \
+	-M virt -cpu max,pauth-impdef=on -smp 2 -m 2G \
+	-display none -monitor none -no-reboot -nic none \
+	-kernel "$out/arch/arm64/boot/Image" \
+	-initrd "$out/initramfs.cpio" \
+	-append "$cmdline" \
+	-serial "file:$out/console.log" \
+	-device virtio-serial-device \
+	-chardev "file,id=tap,path=$out/kselftest.tap" \
+	-device virtconsole,chardev=tap || status=$?
+
+[ "$status" -ne 124 ] || die "QEMU did not finish within $timeout s; see $out/console.log"
+[ "$status" -eq 0 ] || die "QEMU failed with status $status; see $out/console.log"
