@@ -30,7 +30,7 @@ check-exported:
 
 ## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc)
 check: tree
-	@$(SCRIPTS)/check-series.sh > build/static.tsv; $(SCRIPTS)/report.sh build/static.tsv
+	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 
 ## deps: install the Debian packages the project needs
 deps:

@@ -20,11 +20,14 @@ INIT_STARTS = 'Run /init as init process'
 
 def boot_log_before_init(console):
     lines = []
-    with open(console, errors='replace') as f:
-        for line in f:
-            if INIT_STARTS in line:
-                break
-            lines.append(line)
+    try:
+        with open(console, errors='replace') as f:
+            for line in f:
+                if INIT_STARTS in line:
+                    break
+                lines.append(line)
+    except FileNotFoundError:
+        pass
     return ''.join(lines)
 
 
@@ -47,19 +50,25 @@ def main():
             subprocess.run([sys.executable, kunit_py, 'parse',
                             '--json=' + result, boot],
                            stdout=log, stderr=subprocess.STDOUT, check=False)
-        suites = []
+        root = {}
         if os.path.exists(result):
             with open(result) as f:
-                suites = json.load(f).get('sub_groups', [])
+                root = json.load(f)
 
-    if not suites:
+    # Suites with test cases are sub-groups; a suite that failed before
+    # running any case (suite_init) is a bare test case of the root.
+    rows = [(suite['name'], suite['misc']['passed'],
+             suite['misc']['failed'] + suite['misc']['crashed'] +
+             suite['misc']['errors'], suite['misc']['skipped'])
+            for suite in root.get('sub_groups', [])]
+    rows += [(case['name'], int(case['status'] == 'PASS'),
+              int(case['status'] not in ('PASS', 'SKIP')),
+              int(case['status'] == 'SKIP'))
+             for case in root.get('test_cases', [])]
+    if not rows:
         print(f'{args.kernel}\tkunit\t0\t1\t0\tno KUnit results in the boot log')
-        return
-    for suite in suites:
-        counts = suite['misc']
-        failed = counts['failed'] + counts['crashed'] + counts['errors']
-        print(f"{args.kernel}\tkunit {suite['name']}\t{counts['passed']}"
-              f"\t{failed}\t{counts['skipped']}\t")
+    for name, passed, failed, skipped in rows:
+        print(f'{args.kernel}\tkunit {name}\t{passed}\t{failed}\t{skipped}\t')
 
 
 if __name__ == '__main__':

@@ -11,6 +11,10 @@
 # configuration is allnoconfig plus the fragments of kernel-overlay/ and
 # kunit/; DEBUG=1 adds the debug fragment and builds into its own
 # directory. The results land in build/out/<kind>[-debug]/.
+#
+# The configuration is made again at every run, so that a Kconfig change
+# in the tree is checked against the fragments too; kbuild rebuilds only
+# what a changed option touches.
 
 . "$(dirname "$0")/common.sh"
 
@@ -20,9 +24,9 @@ base | series) ;;
 *) die "usage: $PROG base|series" ;;
 esac
 
-out=$BUILD/out/$kind${DEBUG:+-debug}
+out=$(kernel_out "$kind")
 fragments=("$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config")
-[ -z "${DEBUG:-}" ] || fragments+=("$ROOT/kernel-overlay/configs/debug.config")
+[ "${DEBUG:-0}" != 1 ] || fragments+=("$ROOT/kernel-overlay/configs/debug.config")
 selftests=${SELFTEST_TARGETS:-dmabuf-heaps}
 
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
@@ -63,15 +67,12 @@ check_config()
 }
 
 mkdir -p "$out"
-cat "${fragments[@]}" >"$out/fragments.config.new"
-if ! cmp -s "$out/fragments.config.new" "$out/fragments.config" || [ ! -f "$out/.config" ]; then
-	note "configuring $kind${DEBUG:+ (debug)}"
-	kmake -C "$src" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config.new" allnoconfig
-	check_config
-fi
-mv "$out/fragments.config.new" "$out/fragments.config"
+cat "${fragments[@]}" >"$out/fragments.config"
+note "configuring $(basename "$out")"
+kmake -C "$src" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" allnoconfig
+check_config
 
-note "building $kind${DEBUG:+ (debug)} kernel"
+note "building $(basename "$out") kernel"
 kmake -C "$src" O="$out" Image
 
 note "building kselftests: $selftests"

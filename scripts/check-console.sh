@@ -29,7 +29,12 @@ patterns=(
 	'DMA-API: .* bug'
 )
 
-found=$(grep -nE "$(IFS='|'; echo "${patterns[*]}")" "$log" || true)
+if [ ! -s "$log" ]; then
+	printf '%s\tconsole clean\t0\t1\t0\tno console log %s\n' "$kernel" "${log#"$ROOT"/}"
+	exit 0
+fi
+# -a: one stray NUL byte must not turn the log into a "binary file".
+found=$(grep -anE "$(IFS='|'; echo "${patterns[*]}")" "$log" || true)
 if [ -z "$found" ]; then
 	printf '%s\tconsole clean\t1\t0\t0\t\n' "$kernel"
 	exit 0

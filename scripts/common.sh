@@ -2,6 +2,7 @@
 # Shared settings for the project's scripts; sourced, never run.
 
 set -euo pipefail
+shopt -s inherit_errexit
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
@@ -10,6 +11,10 @@ TREE=$BUILD/linux
 PATCHES=$ROOT/patches
 CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
 JOBS=${JOBS:-$(nproc)}
+
+# A half-removed build/linux must never let git fall through to this
+# project's own repository.
+export GIT_CEILING_DIRECTORIES=$BUILD
 
 # shellcheck source=series.conf
 . "$ROOT/scripts/series.conf"
@@ -29,6 +34,16 @@ die()
 note()
 {
 	echo "$PROG: $*" >&2
+}
+
+# Build directory of a test kernel: base or series, "-debug" with DEBUG=1.
+kernel_out()
+{
+	if [ "${DEBUG:-0}" = 1 ]; then
+		echo "$BUILD/out/$1-debug"
+	else
+		echo "$BUILD/out/$1"
+	fi
 }
 
 # The kernel's own make, cross-compiling for arm64.

@@ -12,8 +12,8 @@ packages=(
 	# building the kernel and the arm64 user space
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev perl python3
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
-	# initramfs and boot
-	rsync cpio qemu-system-arm
+	# kselftest install (rsync), boot
+	rsync qemu-system-arm
 )
 
 missing=()

@@ -55,9 +55,9 @@ base_from_tarball()
 	# Debian's tarball ends .gitignore with a rule that ignores every
 	# top-level path; with it, new files would never reach git add.
 	block=$(grep -n '^# Debian packaging: ignore everything at the top level' \
-		"$dir/.gitignore" | cut -d: -f1)
-	[ -n "$block" ] ||
-		die "the Debian .gitignore block is gone from $BASE_PACKAGE; check scripts/series.sh"
+		"$dir/.gitignore" | cut -d: -f1 || true)
+	[[ "$block" =~ ^[0-9]+$ ]] ||
+		die "the Debian .gitignore block of $BASE_PACKAGE is not as expected; check scripts/series.sh"
 	head -n $((block - 3)) "$dir/.gitignore" >"$dir/.gitignore.new"
 	mv "$dir/.gitignore.new" "$dir/.gitignore"
 
@@ -105,29 +105,38 @@ cover_subject_and_text()
 	awk 'body && /^---$/ { exit } body { print } /^$/ { body = 1 }' "$cover"
 }
 
+# Apply patches/ on the current commit. If a patch does not apply, put
+# build/linux back at commit $1 and fail naming the patch.
 apply_series()
 {
-	local out patch
+	local restore=$1 old_desc out patch
 
 	have_committer
+	old_desc=$(git_tree config "branch.$BRANCH.description" || true)
 	git_tree config "branch.$BRANCH.description" "$(cover_subject_and_text)"
 	for patch in $(patch_files); do
-		if ! out=$(git_tree am -q "$patch" 2>&1); then
-			git_tree am --abort || true
-			echo "$out" >&2
-			die "patches/$(basename "$patch") does not apply on the base;" \
-			    "rebase the series in build/linux onto the base and run 'make export'"
+		out=$(git_tree am -q "$patch" 2>&1) && continue
+		git_tree am --abort || true
+		git_tree reset -q --hard "$restore"
+		if [ -n "$old_desc" ]; then
+			git_tree config "branch.$BRANCH.description" "$old_desc"
 		fi
+		export_sum >"$SYNCED"
+		echo "$out" >&2
+		die "patches/$(basename "$patch") does not apply on the base; build/linux is left as it was." \
+		    "Rebase the series in build/linux onto the base and run 'make export'."
 	done
+	export_sum >"$SYNCED"
+	[ "$(cat "$SYNCED")" = "$(dir_sum "$PATCHES")" ] ||
+		note "warning: exporting build/linux does not reproduce patches/ byte for byte" \
+		     "(another git version?); 'make export' would rewrite it"
 }
 
 # Write the series into directory $1 exactly as export would.
 export_to()
-{
+(
 	local dir=$1 count date ident desc
 
-	git_tree format-patch -q --zero-commit --no-signature --numbered \
-		--subject-prefix="$SERIES_PREFIX" -o "$dir" base.."$BRANCH"
 	count=$(git_tree rev-list --count base.."$BRANCH")
 	date=$(git_tree log -1 --format=%aD "$BRANCH")
 	if [ "$count" -gt 0 ]; then
@@ -138,6 +147,12 @@ export_to()
 	desc=$(git_tree config "branch.$BRANCH.description" || true)
 	[ -n "$desc" ] || die "build/linux has no cover letter text; run 'git branch --edit-description'"
 
+	# From here on only the options given shape the output, not anyone's
+	# git configuration.
+	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+	git_tree format-patch -q --zero-commit --no-signature --numbered \
+		--no-thread --no-to --no-cc --no-signoff --no-add-header \
+		--abbrev=12 --subject-prefix="$SERIES_PREFIX" -o "$dir" base.."$BRANCH"
 	{
 		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
 		echo "From: $ident"
@@ -153,6 +168,21 @@ export_to()
 			echo "(no patches yet)"
 		fi
 	} >"$dir/0000-cover-letter.patch"
+)
+
+# Refuse to touch build/linux in the middle of a rebase, am or merge, or
+# on another branch: its work there is not what export sees.
+require_idle()
+{
+	local git_dir op
+
+	git_dir=$(git_tree rev-parse --absolute-git-dir)
+	for op in rebase-merge rebase-apply MERGE_HEAD CHERRY_PICK_HEAD REVERT_HEAD; do
+		[ ! -e "$git_dir/$op" ] ||
+			die "build/linux has an operation in progress ($op); finish or abort it first"
+	done
+	[ "$(git_tree symbolic-ref -q HEAD || true)" = "refs/heads/$BRANCH" ] ||
+		die "build/linux is not on branch $BRANCH; check out $BRANCH first"
 }
 
 # Print what build/linux holds that patches/ lacks; empty when in sync.
@@ -161,7 +191,7 @@ unexported()
 	local tmp
 
 	git_tree status --porcelain | sed 's/^/uncommitted in build\/linux: /'
-	[ "$(git_tree symbolic-ref -q --short HEAD)" = "$BRANCH" ] ||
+	[ "$(git_tree symbolic-ref -q --short HEAD || true)" = "$BRANCH" ] ||
 		echo "build/linux is not on branch $BRANCH"
 	tmp=$(mktemp -d)
 	export_to "$tmp"
@@ -172,20 +202,20 @@ unexported()
 
 cmd_tree()
 {
-	local tmp
+	local tmp restore out
 
 	if [ -d "$TREE/.git" ]; then
-		[ -z "$(unexported)" ] && exit 0
+		require_idle
+		out=$(unexported)
+		[ -n "$out" ] || exit 0
 		[ -z "$(git_tree status --porcelain)" ] && [ -f "$SYNCED" ] &&
 			[ "$(cat "$SYNCED")" = "$(export_sum)" ] ||
-			die "build/linux holds work that patches/ does not:" \
-			    "$(unexported)" \
+			die "build/linux holds work that patches/ does not:" "$out" \
 			    "Run 'make export' to keep it, or remove build/linux to start again from patches/."
 		note "patches/ changed; reapplying the series on the base"
-		git_tree checkout -q -f "$BRANCH"
+		restore=$(git_tree rev-parse HEAD)
 		git_tree reset -q --hard base
-		apply_series
-		dir_sum "$PATCHES" >"$SYNCED"
+		apply_series "$restore"
 		exit 0
 	fi
 
@@ -199,9 +229,9 @@ cmd_tree()
 		base_from_tarball "$tmp"
 	fi
 	git -C "$tmp" tag -f base >/dev/null
-	mv "$tmp" "$TREE"
-	apply_series
-	dir_sum "$PATCHES" >"$SYNCED"
+	rm -rf "$TREE"
+	mv -T "$tmp" "$TREE"
+	apply_series base
 	note "build/linux: base $(git_tree describe --always base), $(git_tree rev-list --count base..$BRANCH) patch(es)"
 }
 
@@ -219,6 +249,7 @@ export_sum()
 cmd_export()
 {
 	[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+	require_idle
 	[ -z "$(git_tree status --porcelain)" ] ||
 		die "build/linux has uncommitted changes; commit them first"
 	rm -rf "$PATCHES.tmp"

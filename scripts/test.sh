@@ -45,16 +45,20 @@ step()
 
 run_kernel()
 {
-	local kind=$1 out=$BUILD/out/$1${DEBUG:+-debug} src=$TREE
+	local kind=$1 out src=$TREE
 
+	out=$(kernel_out "$kind")
 	[ "$kind" = series ] || src=$BUILD/linux-base
 	step "$kind" build "$ROOT/scripts/build-kernel.sh" "$kind" || return 0
 	step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" "$out" || return 0
 	step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" || true
 	"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
-		--log "$logs/$kind-kunit.log" "$out/console.log" >>"$results"
-	"$ROOT/selftests/tap.py" --kernel "$kind" "$out/kselftest.tap" >>"$results"
-	"$ROOT/scripts/check-console.sh" "$kind" "$out/console.log" >>"$results"
+		--log "$logs/$kind-kunit.log" "$out/console.log" >>"$results" ||
+		row "$kind" kunit 0 1 0 "results.py failed"
+	"$ROOT/selftests/tap.py" --kernel "$kind" "$out/kselftest.tap" >>"$results" ||
+		row "$kind" kselftest 0 1 0 "tap.py failed"
+	"$ROOT/scripts/check-console.sh" "$kind" "$out/console.log" >>"$results" ||
+		row "$kind" "console clean" 0 1 0 "check-console.sh failed"
 }
 
 step setup install-deps "$ROOT/scripts/install-deps.sh" || exit 1

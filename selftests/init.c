@@ -42,7 +42,7 @@ static FILE *tap;
 static void mount_fs(const char *source, const char *target, const char *type)
 {
 	mkdir(target, 0755);
-	if (mount(source, target, type, 0, NULL) && errno != EBUSY)
+	if (mount(source, target, type, 0, NULL) && errno != EBUSY && tap)
 		fprintf(tap, "# init: mount %s on %s: %s\n", type, target,
 			strerror(errno));
 }
@@ -72,19 +72,27 @@ static void write_file(const char *path, const char *text)
 	close(fd);
 }
 
-/* The "timeout=" of a collection's settings file, as run_kselftest.sh. */
+/*
+ * The "timeout=" line of a collection's settings file, as in
+ * run_kselftest.sh; 0 means no limit.
+ */
 static int collection_timeout(const char *collection)
 {
-	char path[512], buf[512], *p;
+	char path[512], buf[512], *line, *save;
 
 	snprintf(path, sizeof(path), "%s/%.128s/settings", KSELFTEST_DIR, collection);
 	read_file(path, buf, sizeof(buf));
-	p = strstr(buf, "timeout=");
-	return p ? atoi(p + strlen("timeout=")) : DEFAULT_TIMEOUT_S;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, "timeout=", strlen("timeout=")))
+			return atoi(line + strlen("timeout="));
+	return DEFAULT_TIMEOUT_S;
 }
 
+/* Return the number of tests, or -1 if there are more than MAX_TESTS. */
 static int load_tests(struct test *tests, const char *filter)
 {
+	struct test t;
 	char line[300];
 	int n = 0;
 	FILE *list;
@@ -92,12 +100,16 @@ static int load_tests(struct test *tests, const char *filter)
 	list = fopen(KSELFTEST_DIR "/kselftest-list.txt", "re");
 	if (!list)
 		return 0;
-	while (n < MAX_TESTS && fgets(line, sizeof(line), list)) {
-		if (sscanf(line, "%127[^:]:%127s", tests[n].collection,
-			   tests[n].name) != 2)
+	while (fgets(line, sizeof(line), list)) {
+		if (sscanf(line, "%127[^:]:%127s", t.collection, t.name) != 2)
 			continue;
-		if (!filter[0] || !strcmp(filter, tests[n].collection))
-			n++;
+		if (filter[0] && strcmp(filter, t.collection))
+			continue;
+		if (n == MAX_TESTS) {
+			n = -1;
+			break;
+		}
+		tests[n++] = t;
 	}
 	fclose(list);
 	return n;
@@ -130,24 +142,44 @@ static void relay_bytes(struct relay *r, const char *buf, ssize_t n)
 	fflush(tap);
 }
 
-/* Run one test; return its TAP directive, or NULL for a pass. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Run one test in a process group of its own, relaying its output until
+ * it exits or its timeout passes. Whatever the outcome, the whole group
+ * is killed and every orphan reaped, so nothing leaks into the next test.
+ * Return the TAP directive, empty for a pass; *ok says pass or fail.
+ */
 static const char *run_test(const struct test *t, int *ok)
 {
 	static char directive[64];
 	struct relay relay = { .len = 0 };
-	int pipefd[2], status, timeout;
-	struct timespec start, now;
-	bool timed_out = false;
+	int pipefd[2], status = 0, timeout;
+	bool exited = false, pipe_open = true;
 	char dir[512], buf[4096];
+	double deadline;
 	ssize_t n;
 	pid_t pid;
 
+	*ok = 0;
 	snprintf(dir, sizeof(dir), "%s/%.128s", KSELFTEST_DIR, t->collection);
 	timeout = collection_timeout(t->collection);
+	deadline = timeout > 0 ? now_s() + timeout : 0;
 	if (pipe2(pipefd, O_CLOEXEC))
-		return *ok = 0, "# pipe failed";
+		return " # init: pipe failed";
 
 	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return " # init: fork failed";
+	}
 	if (pid == 0) {
 		setpgid(0, 0);
 		dup2(pipefd[1], STDOUT_FILENO);
@@ -158,36 +190,41 @@ static const char *run_test(const struct test *t, int *ok)
 			strerror(errno));
 		_exit(127);
 	}
+	setpgid(pid, pid);
 	close(pipefd[1]);
 
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
+	while (!exited) {
 		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
 
-		if (poll(&pfd, 1, 1000) > 0) {
+		if (poll(&pfd, pipe_open ? 1 : 0, 200) > 0) {
 			n = read(pipefd[0], buf, sizeof(buf));
-			if (n <= 0)
-				break;
-			relay_bytes(&relay, buf, n);
+			if (n > 0)
+				relay_bytes(&relay, buf, n);
+			else
+				pipe_open = false;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - start.tv_sec >= timeout) {
-			kill(-pid, SIGKILL);
-			timed_out = true;
+		exited = waitpid(pid, &status, WNOHANG) == pid;
+		if (!exited && deadline && now_s() >= deadline)
 			break;
-		}
 	}
+
+	kill(-pid, SIGKILL);
+	if (!exited)
+		waitpid(pid, &status, 0);
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
+	while ((n = read(pipefd[0], buf, sizeof(buf))) > 0)
+		relay_bytes(&relay, buf, n);
 	if (relay.len)
 		relay_line(&relay);
 	close(pipefd[0]);
-	waitpid(pid, &status, 0);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
 
-	*ok = 1;
-	if (timed_out) {
-		*ok = 0;
+	if (!exited) {
 		snprintf(directive, sizeof(directive), " # TIMEOUT %d seconds", timeout);
 		return directive;
 	}
+	*ok = 1;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == KSFT_SKIP)
 		return " # SKIP";
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -222,10 +259,13 @@ int main(void)
 
 	mount_fs("devtmpfs", "/dev", "devtmpfs");
 	tap = fopen("/dev/hvc0", "we");
-	if (!tap)
+	if (!tap) {
+		/* The host reads TAP only from hvc0: say why there is none. */
 		tap = fopen("/dev/console", "we");
-	if (!tap)
-		return 1;
+		if (!tap)
+			return 1;
+		fprintf(tap, "init: no /dev/hvc0 (CONFIG_VIRTIO_CONSOLE?); TAP follows here\n");
+	}
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
@@ -238,7 +278,13 @@ int main(void)
 		sscanf(p + strlen("kselftest.filter="), "%127s", filter);
 
 	n = load_tests(tests, filter);
-	fprintf(tap, "TAP version 13\n1..%d\n", n);
+	fprintf(tap, "TAP version 13\n");
+	if (n < 0) {
+		fprintf(tap, "Bail out! more than %d kselftests; raise MAX_TESTS\n",
+			MAX_TESTS);
+		n = 0;
+	}
+	fprintf(tap, "1..%d\n", n);
 	fflush(tap);
 	for (i = 0; i < n; i++) {
 		const char *directive;

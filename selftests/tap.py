@@ -13,7 +13,8 @@ import re
 
 PLAN = re.compile(r'^1\.\.(\d+)')
 RESULT = re.compile(r'^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$')
-SUBTEST = re.compile(r'^# (not )?ok \d+ .*?(# SKIP.*)?$')
+SUBTEST = re.compile(r'^# (not )?ok \d+\b.*?(# SKIP.*)?$')
+BAIL_OUT = re.compile(r'^Bail out!(.*)$')
 
 
 def main():
@@ -32,6 +33,10 @@ def main():
         lines = []
 
     for line in lines:
+        m = BAIL_OUT.match(line)
+        if m:
+            print(f'{args.kernel}\tkselftest\t0\t1\t0\tbail out:{m.group(1)}')
+            continue
         m = PLAN.match(line)
         if m and planned is None:
             planned = int(m.group(1))
@@ -54,10 +59,17 @@ def main():
               f'{counts[0]}\t{counts[1]}\t{counts[2]}\t{note}')
         counts = [0, 0, 0]
 
-    if planned is None or seen < planned:
-        missing = 'no TAP plan' if planned is None else \
-            f'{planned - seen} of {planned} results missing'
-        print(f'{args.kernel}\tkselftest\t0\t1\t0\t{missing}')
+    if not lines:
+        problem = 'no TAP output; see the console log'
+    elif planned is None:
+        problem = 'no TAP plan'
+    elif planned == 0:
+        problem = 'no kselftest ran'
+    elif seen < planned:
+        problem = f'{planned - seen} of {planned} results missing'
+    else:
+        return
+    print(f'{args.kernel}\tkselftest\t0\t1\t0\t{problem}')
 
 
 if __name__ == '__main__':
