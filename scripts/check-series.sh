@@ -63,7 +63,15 @@ git_am_on_base()
 # Thread the series as git send-email would, and let b4 pick it up.
 b4_am()
 {
-	local mbox=$logs/series.mbox out=$logs/b4 n=0 patch applied
+	local mbox=$logs/series.mbox out=$logs/b4 n=0 patch applied folded
+
+	# b4 0.12 crashes on a From: header folded over two lines.
+	folded=$(awk '/^From: / { from = 1; next } from && /^[ \t]/ { print FILENAME } { from = 0 }' \
+		"$PATCHES/0000-cover-letter.patch" "${patches[@]}")
+	if [ -n "$folded" ]; then
+		echo "folded From: header (author name and address too long) in:" $folded
+		return 1
+	fi
 
 	: >"$mbox"
 	for patch in "$PATCHES/0000-cover-letter.patch" "${patches[@]}"; do

@@ -116,6 +116,7 @@ apply_series()
 	git_tree config "branch.$BRANCH.description" "$(cover_subject_and_text)"
 	for patch in $(patch_files); do
 		out=$(git_tree am -q "$patch" 2>&1) && continue
+		out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
 		git_tree am --abort || true
 		git_tree reset -q --hard "$restore"
 		if [ -n "$old_desc" ]; then
@@ -139,10 +140,14 @@ export_to()
 
 	count=$(git_tree rev-list --count base.."$BRANCH")
 	date=$(git_tree log -1 --format=%aD "$BRANCH")
+	# The cover letter is the last author's; with no patches yet, it keeps
+	# the author it has.
 	if [ "$count" -gt 0 ]; then
 		ident=$(git_tree log -1 --format='%an <%ae>' "$BRANCH")
 	else
-		ident=$(git_tree var GIT_AUTHOR_IDENT | sed 's/ [0-9]* [-+][0-9]*$//')
+		ident=$(sed -n '2s/^From: //p' "$PATCHES/0000-cover-letter.patch" 2>/dev/null || true)
+		[ -n "$ident" ] ||
+			ident=$(git_tree var GIT_AUTHOR_IDENT | sed 's/ [0-9]* [-+][0-9]*$//')
 	fi
 	desc=$(git_tree config "branch.$BRANCH.description" || true)
 	[ -n "$desc" ] || die "build/linux has no cover letter text; run 'git branch --edit-description'"

@@ -39,7 +39,7 @@ step()
 		return 0
 	fi
 	tail -n 20 "$log" >&2
-	row "$kernel" "$name" 0 1 0 "failed, see ${log#"$ROOT"/}"
+	row "$kernel" "$name" 0 1 0 "see ${log#"$ROOT"/}: $(grep -m1 'error' "$log" | cut -c1-120)"
 	return 1
 }
 
