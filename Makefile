@@ -5,7 +5,7 @@
 
 SCRIPTS := scripts
 
-.PHONY: all test tree export check-exported check deps fetch kernels \
+.PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
 	run-base run-series clean distclean help
 
 ## all: build the patched kernel, boot it and run its tests
@@ -32,6 +32,10 @@ check-exported:
 check: tree
 	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 
+## check-each-patch: build the kernel at every patch of the series (W=1 on touched files)
+check-each-patch: tree
+	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
+
 ## deps: install the Debian packages the project needs
 deps:
 	@$(SCRIPTS)/install-deps.sh
@@ -51,7 +55,7 @@ run-base run-series: run-%:
 
 ## clean: remove the build outputs but keep build/linux
 clean:
-	rm -rf build/out build/logs build/linux-base build/am-check build/*.tsv
+	rm -rf build/out build/logs build/linux-base build/am-check build/each-patch build/*.tsv
 	-git -C build/linux worktree prune 2>/dev/null
 
 ## distclean: remove build/ entirely (refused while build/linux has unexported work)

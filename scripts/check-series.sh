@@ -26,6 +26,8 @@ row()
 }
 
 # Run "$@" with its output in $logs/$name.log; one row for the outcome.
+# The checks run as "if" conditions, where set -e does not apply: each
+# returns on failure by itself.
 check()
 {
 	local name=$1 log=$logs/${1// /-}.log
@@ -50,13 +52,13 @@ checkpatch()
 
 git_am_on_base()
 {
-	if [ ! -d "$am_tree/.git" ] && [ ! -f "$am_tree/.git" ]; then
+	if [ ! -e "$am_tree/.git" ]; then
 		git -C "$TREE" worktree prune
-		git -C "$TREE" worktree add -q --detach "$am_tree" base
+		git -C "$TREE" worktree add -q --detach "$am_tree" base || return 1
 	fi
-	git -C "$am_tree" am --abort >/dev/null 2>&1 || true
-	git -C "$am_tree" checkout -q -f --detach base
-	git -C "$am_tree" clean -q -fd
+	git -C "$am_tree" am --abort >/dev/null 2>&1
+	git -C "$am_tree" checkout -q -f --detach base || return 1
+	git -C "$am_tree" clean -q -fd || return 1
 	git -C "$am_tree" -c user.name=check -c user.email=check@localhost am "${patches[@]}"
 }
 
@@ -90,8 +92,8 @@ b4_am()
 	done
 	rm -rf "$out"
 	mkdir -p "$out"
-	b4 --no-interactive am -C -m "$mbox" -o "$out" -n series
-	applied=$(grep -c '^Subject: ' "$out/series.mbx")
+	b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
+	applied=$(grep -c '^Subject: ' "$out/series.mbx") || return 1
 	[ "$applied" -eq ${#patches[@]} ] ||
 		{ echo "b4 kept $applied of ${#patches[@]} patches"; return 1; }
 }

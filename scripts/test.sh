@@ -39,7 +39,7 @@ step()
 		return 0
 	fi
 	tail -n 20 "$log" >&2
-	row "$kernel" "$name" 0 1 0 "see ${log#"$ROOT"/}: $(grep -m1 'error' "$log" | cut -c1-120)"
+	row "$kernel" "$name" 0 1 0 "see ${log#"$ROOT"/}: $(grep -m1 'error' "$log" | cut -c1-120 || true)"
 	return 1
 }
 
@@ -61,14 +61,17 @@ run_kernel()
 		row "$kind" "console clean" 0 1 0 "check-console.sh failed"
 }
 
-step setup install-deps "$ROOT/scripts/install-deps.sh" || exit 1
-if ! step setup tree "$ROOT/scripts/series.sh" tree; then
+if ! step setup install-deps "$ROOT/scripts/install-deps.sh" ||
+   ! step setup tree "$ROOT/scripts/series.sh" tree; then
 	"$ROOT/scripts/report.sh" "$results"
 	exit 1
 fi
 row setup "series applies to the base" 1 0 0 ""
 
-[ "${STATIC:-1}" = 0 ] || "$ROOT/scripts/check-series.sh" >>"$results"
+if [ "${STATIC:-1}" != 0 ]; then
+	"$ROOT/scripts/check-series.sh" >>"$results" ||
+		row static "static checks" 0 1 0 "check-series.sh failed"
+fi
 for kind in "${kinds[@]}"; do
 	run_kernel "$kind"
 done

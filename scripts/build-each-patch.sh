@@ -1,0 +1,56 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Check that every patch of the series builds on its own: build the
+# series kernel's configuration at each commit of base..series in turn,
+# incrementally, in a worktree of its own (build/each-patch) and an output
+# directory of its own (build/out/each-patch). The C files a patch touches
+# are then built again with W=1 and must not warn. Prints one result row
+# per patch.
+
+. "$(dirname "$0")/common.sh"
+
+worktree=$BUILD/each-patch
+out=$BUILD/out/each-patch
+logs=$BUILD/logs/each-patch
+
+[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+mkdir -p "$out" "$logs"
+if [ ! -e "$worktree/.git" ]; then
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$worktree" base
+fi
+cat "$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config" \
+	>"$out/fragments.config"
+
+# Called as an "if" condition, where set -e does not apply: each step
+# returns on failure by itself.
+build_patch()
+{
+	local commit=$1 objects warnings
+
+	git -C "$worktree" checkout -q -f --detach "$commit" || return 1
+	kmake -C "$worktree" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" allnoconfig ||
+		return 1
+	kmake -C "$worktree" O="$out" Image || return 1
+	mapfile -t objects < <(git -C "$TREE" diff --name-only --diff-filter=AM \
+		"$commit^" "$commit" -- '*.c' | sed 's/\.c$/.o/')
+	[ ${#objects[@]} -gt 0 ] || return 0
+	warnings=$(kmake -C "$worktree" O="$out" W=1 "${objects[@]}" 2>&1) ||
+		{ echo "$warnings"; return 1; }
+	echo "$warnings"
+	! grep -q 'warning:' <<<"$warnings"
+}
+
+n=0
+for commit in $(git -C "$TREE" rev-list --reverse base..series); do
+	n=$((n + 1))
+	subject=$(git -C "$TREE" log -1 --format=%s "$commit")
+	log=$logs/$(printf '%04d' "$n").log
+	if build_patch "$commit" >"$log" 2>&1; then
+		printf 'static\tbuilds: %s\t1\t0\t0\t\n' "$subject"
+	else
+		printf 'static\tbuilds: %s\t0\t1\t0\tsee %s\n' "$subject" "${log#"$ROOT"/}"
+	fi
+done
+[ "$n" -gt 0 ] || printf 'static\tbuilds: each patch\t0\t0\t1\tno patches yet\n'
