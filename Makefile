@@ -33,7 +33,7 @@ check: tree
 	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 
 ## check-each-patch: build the kernel at every patch of the series (W=1 on touched files)
-check-each-patch: tree
+check-each-patch:
 	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
 
 ## deps: install the Debian packages the project needs

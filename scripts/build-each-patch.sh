@@ -4,9 +4,9 @@
 # Check that every patch of the series builds on its own: build the
 # series kernel's configuration at each commit of base..series in turn,
 # incrementally, in a worktree of its own (build/each-patch) and an output
-# directory of its own (build/out/each-patch). The C files a patch touches
-# are then built again with W=1 and must not warn. Prints one result row
-# per patch.
+# directory of its own (build/out/each-patch). The objects of the C files
+# a patch touches that this configuration builds are then built again
+# with W=1 and must not warn. Prints one result row per patch.
 
 . "$(dirname "$0")/common.sh"
 
@@ -16,10 +16,6 @@ logs=$BUILD/logs/each-patch
 
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
 mkdir -p "$out" "$logs"
-if [ ! -e "$worktree/.git" ]; then
-	git -C "$TREE" worktree prune
-	git -C "$TREE" worktree add -q --detach "$worktree" base
-fi
 cat "$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config" \
 	>"$out/fragments.config"
 
@@ -27,19 +23,22 @@ cat "$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config" \
 # returns on failure by itself.
 build_patch()
 {
-	local commit=$1 objects warnings
+	local commit=$1 objects=() file warnings
 
-	git -C "$worktree" checkout -q -f --detach "$commit" || return 1
+	worktree_at "$worktree" "$commit" || return 1
 	kmake -C "$worktree" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" allnoconfig ||
 		return 1
 	kmake -C "$worktree" O="$out" Image || return 1
-	mapfile -t objects < <(git -C "$TREE" diff --name-only --diff-filter=AM \
-		"$commit^" "$commit" -- '*.c' | sed 's/\.c$/.o/')
+	for file in $(git -C "$TREE" diff --name-only --diff-filter=AM \
+			"$commit^" "$commit" -- '*.c' ':!tools/'); do
+		file=${file%.c}.o
+		[ -f "$out/$(dirname "$file")/.$(basename "$file").cmd" ] && objects+=("$file")
+	done
 	[ ${#objects[@]} -gt 0 ] || return 0
 	warnings=$(kmake -C "$worktree" O="$out" W=1 "${objects[@]}" 2>&1) ||
 		{ echo "$warnings"; return 1; }
 	echo "$warnings"
-	! grep -q 'warning:' <<<"$warnings"
+	! grep -qi 'warning' <<<"$warnings"
 }
 
 n=0

@@ -39,6 +39,6 @@ if [ -z "$found" ]; then
 	printf '%s\tconsole clean\t1\t0\t0\t\n' "$kernel"
 	exit 0
 fi
-echo "$found" | head -n 20 >&2
+head -n 20 <<<"$found" >&2
 printf '%s\tconsole clean\t0\t1\t0\t%s: %s\n' "$kernel" "${log#"$ROOT"/}" \
-	"$(echo "$found" | head -n 1 | cut -c1-100)"
+	"$(head -n 1 <<<"$found" | cut -c1-100)"

@@ -5,9 +5,10 @@
 # passed, failed, skipped, note):
 #  - checkpatch.pl --strict on every patch, less the message types listed
 #    with their reasons in scripts/checkpatch.ignore;
-#  - the series applies with git am on the pristine base;
+#  - the series applies with git am on the pristine base (build/am-check);
 #  - Debian's b4 accepts the series from one threaded local mbox;
-#  - kernel-doc finds nothing to report in the files the series touches.
+#  - kernel-doc: "kernel-doc -none" is silent on the files the series
+#    touches, and "-Wall" finds nothing there that the base did not have.
 # Details go to build/logs/static/.
 
 . "$(dirname "$0")/common.sh"
@@ -25,37 +26,40 @@ row()
 	printf 'static\t%s\t%s\t%s\t%s\t%s\n' "$@"
 }
 
-# Run "$@" with its output in $logs/$name.log; one row for the outcome.
-# The checks run as "if" conditions, where set -e does not apply: each
-# returns on failure by itself.
+# Run "$@" with its output in $logs/$name.log; one row for the outcome,
+# whose note is the first error or warning in the log. The checks run as
+# "if" conditions, where set -e does not apply: each returns on failure by
+# itself.
 check()
 {
-	local name=$1 log=$logs/${1// /-}.log
+	local name=$1 log=$logs/${1// /-}.log first
 
 	shift
 	if "$@" >"$log" 2>&1; then
 		row "$name" 1 0 0 ""
-	else
-		row "$name" 0 1 0 "see ${log#"$ROOT"/}: $(grep -v '^\s*$' "$log" | tail -n 1)"
+		return 0
 	fi
+	first=$(grep -m1 -E '^(ERROR|WARNING|CHECK|error|fatal|warning|Warning)' "$log" ||
+		grep -v '^\s*$' "$log" | tail -n 1 || true)
+	row "$name" 0 1 0 "see ${log#"$ROOT"/}: ${first:0:100}"
+	return 1
 }
 
+# From inside the kernel tree, so that checkpatch checks commit ids
+# against it and keeps its caches there.
 checkpatch()
 {
 	local ignore
 
 	ignore=$(sed -e 's/#.*//' -e '/^\s*$/d' "$ROOT/scripts/checkpatch.ignore" |
 		awk '{ print $1 }' | paste -sd,)
-	"$TREE/scripts/checkpatch.pl" --strict --no-summary --show-types \
-		${ignore:+--ignore "$ignore"} "$1"
+	(cd "$TREE" && scripts/checkpatch.pl --strict --no-summary --show-types \
+		${ignore:+--ignore "$ignore"} "$1")
 }
 
 git_am_on_base()
 {
-	if [ ! -e "$am_tree/.git" ]; then
-		git -C "$TREE" worktree prune
-		git -C "$TREE" worktree add -q --detach "$am_tree" base || return 1
-	fi
+	worktree_at "$am_tree" base || return 1
 	git -C "$am_tree" am --abort >/dev/null 2>&1
 	git -C "$am_tree" checkout -q -f --detach base || return 1
 	git -C "$am_tree" clean -q -fd || return 1
@@ -71,7 +75,7 @@ b4_am()
 	folded=$(awk '/^From: / { from = 1; next } from && /^[ \t]/ { print FILENAME } { from = 0 }' \
 		"$PATCHES/0000-cover-letter.patch" "${patches[@]}")
 	if [ -n "$folded" ]; then
-		echo "folded From: header (author name and address too long) in:" $folded
+		echo "error: folded From: header (author name and address too long) in:" $folded
 		return 1
 	fi
 
@@ -95,29 +99,52 @@ b4_am()
 	b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
 	applied=$(grep -c '^Subject: ' "$out/series.mbx") || return 1
 	[ "$applied" -eq ${#patches[@]} ] ||
-		{ echo "b4 kept $applied of ${#patches[@]} patches"; return 1; }
+		{ echo "error: b4 kept $applied of ${#patches[@]} patches"; return 1; }
+}
+
+# kernel-doc -Wall warnings of $2 at revision $1 of the am-check tree,
+# without file names and line numbers, sorted.
+doc_warnings()
+{
+	local tmp=$logs/kernel-doc/$1/$2
+
+	mkdir -p "$(dirname "$tmp")"
+	git -C "$am_tree" show "$1:$2" >"$tmp" 2>/dev/null || return 0
+	"$am_tree/scripts/kernel-doc" -none -Wall "$tmp" 2>&1 |
+		sed -E 's/^(Warning|warning|error): *[^ ]+:[0-9]+:? *//' | sort
 }
 
 kernel_doc()
 {
-	local files out
+	local files file out new=0
 
-	mapfile -t files < <(git -C "$TREE" diff --name-only --diff-filter=AM base series -- '*.c' '*.h')
-	[ ${#files[@]} -eq 0 ] && return 0
-	out=$(cd "$TREE" && scripts/kernel-doc -none -Wall "${files[@]}" 2>&1)
+	mapfile -t files < <(git -C "$am_tree" diff --name-only --diff-filter=AM base HEAD -- '*.c' '*.h')
+	[ ${#files[@]} -gt 0 ] || return 0
+	out=$(cd "$am_tree" && scripts/kernel-doc -none "${files[@]}" 2>&1) || return 1
 	echo "$out"
-	[ -z "$out" ]
+	[ -z "$out" ] || return 1
+	for file in "${files[@]}"; do
+		out=$(comm -13 <(doc_warnings base "$file") <(doc_warnings HEAD "$file"))
+		[ -z "$out" ] && continue
+		sed "s|^|warning: $file: |" <<<"$out"
+		new=1
+	done
+	[ "$new" -eq 0 ]
 }
 
 for patch in "${patches[@]}"; do
-	check "checkpatch $(basename "$patch" .patch)" checkpatch "$patch"
+	check "checkpatch $(basename "$patch" .patch)" checkpatch "$patch" || true
 done
 
 if [ ${#patches[@]} -eq 0 ]; then
-	row "git am on base" 0 0 1 "no patches yet"
-	row "b4 am" 0 0 1 "no patches yet"
-else
-	check "git am on base" git_am_on_base
-	check "b4 am" b4_am
+	for name in "git am on base" "b4 am" "kernel-doc"; do
+		row "$name" 0 0 1 "no patches yet"
+	done
+	exit 0
 fi
-check "kernel-doc" kernel_doc
+check "b4 am" b4_am || true
+if check "git am on base" git_am_on_base; then
+	check "kernel-doc" kernel_doc || true
+else
+	row "kernel-doc" 0 0 1 "the series does not apply"
+fi

@@ -46,6 +46,20 @@ kernel_out()
 	fi
 }
 
+# Make $1 a detached worktree of build/linux at $2, recreating it if it
+# belongs to an earlier build/linux.
+worktree_at()
+{
+	local dir=$1 rev=$2
+
+	if [ "$(git -C "$dir" rev-parse --git-common-dir 2>/dev/null || true)" != "$TREE/.git" ]; then
+		rm -rf "$dir"
+		git -C "$TREE" worktree prune
+		git -C "$TREE" worktree add -q --detach "$dir" "$rev"
+	fi
+	git -C "$dir" checkout -q -f --detach "$rev"
+}
+
 # The kernel's own make, cross-compiling for arm64.
 kmake()
 {

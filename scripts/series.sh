@@ -62,7 +62,9 @@ base_from_tarball()
 	mv "$dir/.gitignore.new" "$dir/.gitignore"
 
 	git -C "$dir" init -q -b "$BRANCH"
-	git -C "$dir" add -A
+	# -f: the kernel's .gitignore ignores its own dotfiles (.gitignore,
+	# .mailmap, .kunitconfig); the base is the whole tarball.
+	git -C "$dir" add -A -f
 	GIT_AUTHOR_NAME="Debian kernel source" GIT_AUTHOR_EMAIL=linux-source@localhost \
 	GIT_COMMITTER_NAME="Debian kernel source" GIT_COMMITTER_EMAIL=linux-source@localhost \
 	GIT_AUTHOR_DATE=$BASE_COMMIT_DATE GIT_COMMITTER_DATE=$BASE_COMMIT_DATE \
@@ -76,7 +78,8 @@ base_from_tarball()
 		ignores every top-level path, is dropped so that new files can be
 		added to this tree.
 		MSG
-	git -C "$dir" ls-files --error-unmatch Makefile drivers/dma-buf/dma-buf.c >/dev/null ||
+	git -C "$dir" ls-files --error-unmatch Makefile .gitignore drivers/dma-buf/.kunitconfig \
+		>/dev/null ||
 		die "the base commit misses tracked files; check the .gitignore edit"
 }
 
