@@ -33,16 +33,24 @@ selftests=${SELFTEST_TARGETS:-dmabuf-heaps}
 
 if [ "$kind" = base ]; then
 	src=$BUILD/linux-base
-	commit=$(git -C "$TREE" rev-parse base)
-	if [ "$(cat "$src/.base-commit" 2>/dev/null)" != "$commit" ]; then
+	source_id=$(git -C "$TREE" rev-parse base)
+	if [ "$(cat "$src/.base-commit" 2>/dev/null)" != "$source_id" ]; then
 		note "unpacking the base into $src"
 		rm -rf "$src"
 		mkdir -p "$src"
 		git -C "$TREE" archive base | tar -x -C "$src"
-		echo "$commit" >"$src/.base-commit"
+		echo "$source_id" >"$src/.base-commit"
 	fi
 else
 	src=$TREE
+	source_id=$(cat "$TREE/.git/dmabuf-tree-id" 2>/dev/null || git -C "$TREE" rev-parse base)
+fi
+
+# Objects built from another source tree may look newer than its files.
+if [ "$(cat "$out/.source-id" 2>/dev/null)" != "$source_id" ]; then
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "$source_id" >"$out/.source-id"
 fi
 
 # Every option a fragment sets must survive, unless this tree does not

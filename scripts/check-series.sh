@@ -71,11 +71,15 @@ b4_am()
 {
 	local mbox=$logs/series.mbox out=$logs/b4 n=0 patch applied folded
 
-	# b4 0.12 crashes on a From: header folded over two lines.
-	folded=$(awk '/^From: / { from = 1; next } from && /^[ \t]/ { print FILENAME } { from = 0 }' \
+	# b4 0.12 crashes on any header folded over two lines: an author name
+	# and address, or a subject, too long for one line.
+	folded=$(awk 'FNR == 1 { head = 1 } /^$/ { head = 0 }
+		head && /^[ \t]/ { print FILENAME ": folded " name " header" }
+		head && /^[A-Za-z-]+:/ { name = $1 }' \
 		"$PATCHES/0000-cover-letter.patch" "${patches[@]}")
 	if [ -n "$folded" ]; then
-		echo "error: folded From: header (author name and address too long) in:" $folded
+		echo "error: b4 0.12 cannot read folded headers; shorten them:"
+		echo "$folded"
 		return 1
 	fi
 

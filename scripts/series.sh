@@ -237,6 +237,10 @@ cmd_tree()
 		base_from_tarball "$tmp"
 	fi
 	git -C "$tmp" tag -f base >/dev/null
+	# Unpacked files keep the tarball's old dates, so objects built from
+	# an earlier tree could look newer than them: build-kernel.sh starts
+	# afresh for a tree with a new id.
+	echo "$(git -C "$tmp" rev-parse base)-$(date +%s%N)" >"$tmp/.git/dmabuf-tree-id"
 	rm -rf "$TREE"
 	mv -T "$tmp" "$TREE"
 	apply_series base
