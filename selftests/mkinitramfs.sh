@@ -6,40 +6,32 @@
 #
 #   mkinitramfs.sh OUT_DIR
 #
-# Writes OUT_DIR/initramfs.cpio. The archive is made with the kernel's own
-# usr/gen_init_cpio, so device nodes need no root.
+# Writes OUT_DIR/initramfs.cpio with the kernel's own usr/gen_initramfs.sh,
+# so that device nodes need no root.
 
 . "$(dirname "$0")/../scripts/common.sh"
 
-out=${1:?usage: $PROG OUT_DIR}
+out=$(realpath "${1:?usage: $PROG OUT_DIR}")
 kselftests=$out/kselftest/kselftest_install
-gen=$out/usr/gen_init_cpio
-list=$out/initramfs.list
+root=$out/initramfs-root
 
-[ -x "$gen" ] || die "$gen missing; build the kernel first"
+[ -x "$out/usr/gen_init_cpio" ] || die "$out/usr/gen_init_cpio missing; build the kernel first"
 [ -f "$kselftests/kselftest-list.txt" ] || die "no kselftests installed in $kselftests"
 
+rm -rf "$root"
+mkdir -p "$root"
 "${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
-	-o "$out/test-init" "$ROOT/selftests/init.c"
+	-o "$root/init" "$ROOT/selftests/init.c"
+cp -a "$kselftests" "$root/kselftest"
 
-{
-	echo "dir /dev 0755 0 0"
-	echo "nod /dev/console 0600 0 0 c 5 1"
-	echo "dir /proc 0755 0 0"
-	echo "dir /sys 0755 0 0"
-	echo "dir /tmp 1777 0 0"
-	echo "file /init $out/test-init 0755 0 0"
-	echo "dir /kselftest 0755 0 0"
-	(cd "$kselftests" && find . -mindepth 1 | sort) | while read -r path; do
-		path=${path#./}
-		if [ -L "$kselftests/$path" ]; then
-			echo "slink /kselftest/$path $(readlink "$kselftests/$path") 0777 0 0"
-		elif [ -d "$kselftests/$path" ]; then
-			echo "dir /kselftest/$path 0755 0 0"
-		else
-			echo "file /kselftest/$path $kselftests/$path $(stat -c %a "$kselftests/$path") 0 0"
-		fi
-	done
-} >"$list"
+cat >"$out/initramfs.list" <<LIST
+dir /dev 0755 0 0
+nod /dev/console 0600 0 0 c 5 1
+dir /proc 0755 0 0
+dir /sys 0755 0 0
+dir /tmp 1777 0 0
+LIST
 
-"$gen" "$list" >"$out/initramfs.cpio"
+# gen_initramfs.sh runs usr/gen_init_cpio from the output directory.
+(cd "$out" && "$TREE/usr/gen_initramfs.sh" -o initramfs.cpio -u squash -g squash \
+	"$root" initramfs.list)
