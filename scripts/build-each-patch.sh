@@ -16,8 +16,6 @@ logs=$BUILD/logs/each-patch
 
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
 mkdir -p "$out" "$logs"
-cat "$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config" \
-	>"$out/fragments.config"
 
 # Called as an "if" condition, where set -e does not apply: each step
 # returns on failure by itself.
@@ -26,8 +24,7 @@ build_patch()
 	local commit=$1 objects=() file warnings
 
 	worktree_at "$worktree" "$commit" || return 1
-	kmake -C "$worktree" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" allnoconfig ||
-		return 1
+	kconfig "$worktree" "$out" || return 1
 	kmake -C "$worktree" O="$out" Image || return 1
 	for file in $(git -C "$TREE" diff --name-only --diff-filter=AM \
 			"$commit^" "$commit" -- '*.c' ':!tools/'); do

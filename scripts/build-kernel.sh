@@ -25,8 +25,6 @@ base | series) ;;
 esac
 
 out=$(kernel_out "$kind")
-fragments=("$ROOT/kernel-overlay/configs/qemu-arm64.config" "$ROOT/kunit/qemu.config")
-[ "${DEBUG:-0}" != 1 ] || fragments+=("$ROOT/kernel-overlay/configs/debug.config")
 selftests=${SELFTEST_TARGETS:-dmabuf-heaps}
 
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
@@ -70,14 +68,12 @@ check_config()
 			note "$line from the fragments is not in the configuration"
 			bad=1
 		fi
-	done < <(grep -h '^CONFIG_' "${fragments[@]}")
+	done < <(grep -h '^CONFIG_' "$out/fragments.config")
 	[ "$bad" -eq 0 ] || die "the configuration fragments do not apply to $kind"
 }
 
-mkdir -p "$out"
-cat "${fragments[@]}" >"$out/fragments.config"
 note "configuring $(basename "$out")"
-kmake -C "$src" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" allnoconfig
+kconfig "$src" "$out"
 check_config
 
 note "building $(basename "$out") kernel"

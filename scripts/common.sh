@@ -65,3 +65,22 @@ kmake()
 {
 	make -s -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" "$@"
 }
+
+# The configuration fragments of the QEMU test kernel, on top of
+# allnoconfig; with DEBUG=1 the debug one too.
+kernel_fragments()
+{
+	echo "$ROOT/kernel-overlay/configs/qemu-arm64.config"
+	echo "$ROOT/kunit/qemu.config"
+	[ "${DEBUG:-0}" != 1 ] || echo "$ROOT/kernel-overlay/configs/debug.config"
+}
+
+# Configure the test kernel of source tree $1 in output directory $2.
+kconfig()
+{
+	local fragments
+
+	mapfile -t fragments < <(kernel_fragments)
+	cat "${fragments[@]}" >"$2/fragments.config"
+	kmake -C "$1" O="$2" KCONFIG_ALLCONFIG="$2/fragments.config" allnoconfig
+}
