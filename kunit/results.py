@@ -6,6 +6,9 @@ The KUnit suites built into the test kernel run during boot, before init.
 This hands the boot log up to the start of init to the kernel's own
 parser (tools/testing/kunit/kunit.py parse) and prints one tab-separated
 row per suite: kernel, suite, passed, failed, skipped, note.
+
+With --expect, a suite listed there for this kernel that did not run is a
+failure, so that a suite lost from the configuration cannot pass unseen.
 """
 
 import argparse
@@ -37,6 +40,9 @@ def main():
     parser.add_argument('--src', required=True, help='kernel source tree')
     parser.add_argument('--log', required=True,
                         help="where to write kunit.py's report")
+    parser.add_argument('--expect',
+                        help='file of "SUITE KERNEL..." lines: suites that '
+                             'must run on those kernels')
     parser.add_argument('console', help='serial console log of the boot')
     args = parser.parse_args()
 
@@ -69,6 +75,22 @@ def main():
         print(f'{args.kernel}\tkunit\t0\t1\t0\tno KUnit results in the boot log')
     for name, passed, failed, skipped in rows:
         print(f'{args.kernel}\tkunit {name}\t{passed}\t{failed}\t{skipped}\t')
+    ran = {name for name, *_ in rows}
+    for name in expected_suites(args.expect, args.kernel):
+        if name not in ran:
+            print(f'{args.kernel}\tkunit {name}\t0\t1\t0\tsuite did not run')
+
+
+def expected_suites(path, kernel):
+    if not path:
+        return []
+    suites = []
+    with open(path) as f:
+        for line in f:
+            words = line.split('#', 1)[0].split()
+            if words and kernel in words[1:]:
+                suites.append(words[0])
+    return suites
 
 
 if __name__ == '__main__':

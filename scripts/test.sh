@@ -53,6 +53,7 @@ run_kernel()
 	step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" "$out" || return 0
 	step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" || true
 	"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
+		--expect "$ROOT/kunit/expected-suites" \
 		--log "$logs/$kind-kunit.log" "$out/console.log" >>"$results" ||
 		row "$kind" kunit 0 1 0 "results.py failed"
 	"$ROOT/selftests/tap.py" --kernel "$kind" "$out/kselftest.tap" >>"$results" ||

@@ -10,7 +10,8 @@
 # Writes OUT_DIR/console.log (the serial console: kernel log and KUnit
 # KTAP) and OUT_DIR/kselftest.tap (the kselftest TAP, from a virtio
 # console). QEMU_TIMEOUT (seconds, default 900) bounds the whole run;
-# KSELFTEST_FILTER runs one kselftest collection only.
+# KSELFTEST_FILTER runs one kselftest collection only; KERNEL_ARGS adds
+# to the kernel command line (dmabuf_kunit.ownership_seed=N, say).
 
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -18,6 +19,7 @@ out=${1:?usage: $PROG OUT_DIR}
 timeout=${QEMU_TIMEOUT:-900}
 cmdline="console=ttyAMA0 panic=-1"
 [ -z "${KSELFTEST_FILTER:-}" ] || cmdline+=" kselftest.filter=$KSELFTEST_FILTER"
+[ -z "${KERNEL_ARGS:-}" ] || cmdline+=" $KERNEL_ARGS"
 
 rm -f "$out/console.log" "$out/kselftest.tap"
 
