@@ -8,7 +8,9 @@
 #  - the series applies with git am on the pristine base (build/am-check);
 #  - Debian's b4 accepts the series from one threaded local mbox;
 #  - kernel-doc: "kernel-doc -none" is silent on the files the series
-#    touches, and "-Wall" finds nothing there that the base did not have.
+#    touches, and "-Wall" finds nothing there that the base did not have;
+#  - a MAINTAINERS entry other than THE REST covers every file the series
+#    adds (checkpatch only asks, for every new file).
 # Details go to build/logs/static/.
 
 . "$(dirname "$0")/common.sh"
@@ -136,12 +138,32 @@ kernel_doc()
 	[ "$new" -eq 0 ]
 }
 
+maintainers_cover()
+{
+	local files file sections missing=0
+
+	mapfile -t files < <(git -C "$am_tree" diff --name-only --diff-filter=A base HEAD)
+	for file in "${files[@]}"; do
+		sections=$(cd "$am_tree" &&
+			scripts/get_maintainer.pl --no-git --no-git-fallback \
+				--no-keywords --sections -f "$file" |
+			grep -Ev '^([A-Z]:|$)' | grep -vx 'THE REST' | paste -sd,) || true
+		if [ -z "$sections" ]; then
+			echo "error: no MAINTAINERS entry covers $file"
+			missing=1
+		else
+			echo "$file: $sections"
+		fi
+	done
+	[ "$missing" -eq 0 ]
+}
+
 for patch in "${patches[@]}"; do
 	check "checkpatch $(basename "$patch" .patch)" checkpatch "$patch" || true
 done
 
 if [ ${#patches[@]} -eq 0 ]; then
-	for name in "git am on base" "b4 am" "kernel-doc"; do
+	for name in "git am on base" "b4 am" "kernel-doc" "MAINTAINERS"; do
 		row "$name" 0 0 1 "no patches yet"
 	done
 	exit 0
@@ -149,6 +171,8 @@ fi
 check "b4 am" b4_am || true
 if check "git am on base" git_am_on_base; then
 	check "kernel-doc" kernel_doc || true
+	check "MAINTAINERS" maintainers_cover || true
 else
 	row "kernel-doc" 0 0 1 "the series does not apply"
+	row "MAINTAINERS" 0 0 1 "the series does not apply"
 fi
