@@ -28,7 +28,7 @@ export:
 check-exported:
 	@$(SCRIPTS)/series.sh check-exported
 
-## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc)
+## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc, MAINTAINERS)
 check: tree
 	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 
