@@ -48,15 +48,16 @@ check()
 }
 
 # From inside the kernel tree, so that checkpatch checks commit ids
-# against it and keeps its caches there.
+# against it and keeps its caches there; with Debian's python3 first in
+# PATH, whose ply and git modules its SPDX check imports.
 checkpatch()
 {
 	local ignore
 
 	ignore=$(sed -e 's/#.*//' -e '/^\s*$/d' "$ROOT/scripts/checkpatch.ignore" |
 		awk '{ print $1 }' | paste -sd,)
-	(cd "$TREE" && scripts/checkpatch.pl --strict --no-summary --show-types \
-		${ignore:+--ignore "$ignore"} "$1")
+	(cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict \
+		--no-summary --show-types ${ignore:+--ignore "$ignore"} "$1")
 }
 
 git_am_on_base()
