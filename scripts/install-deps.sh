@@ -11,9 +11,9 @@ packages=(
 	apt debian-archive-keyring git b4 xz-utils
 	# building the kernel and the arm64 user space
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev perl python3
+	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	# checkpatch's SPDX check (scripts/spdxcheck.py)
 	python3-ply python3-git
-	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	# kselftest install (rsync), boot
 	rsync qemu-system-arm
 )
