@@ -79,6 +79,11 @@ check_config
 note "building $(basename "$out") kernel"
 kmake -C "$src" O="$out" Image
 
+# The benchmark's test-only module, built out of the source tree (bench/).
+note "building the benchmark module"
+kmake -C "$src" O="$out" modules
+kmake -C "$out" M="$ROOT/bench" MO="$out/bench" modules
+
 note "building kselftests: $selftests"
 rm -rf "$out/kselftest/kselftest_install"
 kmake -C "$src" O="$out" TARGETS="$selftests" kselftest-install >/dev/null

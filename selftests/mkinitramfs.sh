@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the test initramfs for a kernel built by scripts/build-kernel.sh:
-# the static init of init.c and the installed kselftests.
+# the static init of init.c, the installed kselftests and the benchmark.
 #
 #   mkinitramfs.sh OUT_DIR
 #
@@ -23,6 +23,15 @@ mkdir -p "$root"
 "${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
 	-o "$root/init" "$ROOT/selftests/init.c"
 cp -a "$kselftests" "$root/kselftest"
+
+# The benchmark against the base runs as one more kselftest collection.
+bench=$root/kselftest/dmabuf-bench
+mkdir -p "$bench"
+"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -I "$out/usr/include" \
+	-o "$bench/hop_bench" "$ROOT/bench/hop_bench.c"
+cp "$out/bench/dmabuf_hops.ko" "$bench/"
+echo "timeout=300" >"$bench/settings"
+echo "dmabuf-bench:hop_bench" >>"$root/kselftest/kselftest-list.txt"
 
 cat >"$out/initramfs.list" <<LIST
 dir /dev 0755 0 0

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The benchmark against the base: the bytes of CPU cache maintenance a
+ * frame costs when the CPU fills a heap buffer, N devices take it in turn
+ * (dmabuf_hops.ko), and the CPU reads it back. The same static binary runs
+ * on the base and on the series.
+ *
+ * The maintenance is counted by kprobe events on arm64's
+ * arch_sync_dma_for_device() (a clean) and arch_sync_dma_for_cpu() (an
+ * invalidate, except for DMA_TO_DEVICE, which does nothing there), summing
+ * their sizes for this process only: an observer independent of the code
+ * measured. QEMU does not model the CPU caches, so the counts, not the
+ * times, are the result.
+ *
+ * Each case prints its counts per frame and checks them:
+ *   - without a device chain, one clean and one invalidate of the buffer
+ *     per hop, on both kernels;
+ *   - inside a chain begun with DMA_BUF_IOCTL_DEVICE_CHAIN (series only;
+ *     the base answers ENOTTY and the case is skipped), one clean and one
+ *     invalidate per frame, the minimum.
+ *
+ * Usage: hop_bench [MODULE]   (default: dmabuf_hops.ko next to the binary)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-heap.h>
+
+#define BUF_SIZE	(8u << 20)
+#define FRAMES		4
+#define TRACING		"/sys/kernel/tracing"
+#define HOPS_FILE	"/sys/kernel/debug/dmabuf_hops"
+
+/* The series' uapi, for building against the base's headers too. */
+#ifndef DMA_BUF_IOCTL_DEVICE_CHAIN
+struct dma_buf_device_chain {
+	uint32_t flags;
+	uint32_t out_flags;
+	uint64_t reserved[2];
+};
+#define DMA_BUF_CHAIN_DEVICE_READ	(1 << 0)
+#define DMA_BUF_CHAIN_DEVICE_WRITE	(1 << 1)
+#define DMA_BUF_CHAIN_BEGIN		(0 << 2)
+#define DMA_BUF_CHAIN_END		(1 << 2)
+#define DMA_BUF_IOCTL_DEVICE_CHAIN	_IOWR(DMA_BUF_BASE, 4, struct dma_buf_device_chain)
+#endif
+
+static const char * const heaps[] = { "system", "default_cma_region" };
+static const unsigned int hop_counts[] = { 1, 2, 4, 8 };
+static int test_nr;
+static bool failed;
+
+static int write_str(const char *path, const char *text, int flags)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+
+	return n < 0 ? -errno : 0;
+}
+
+static void die(const char *what, int err)
+{
+	printf("Bail out! %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+static void observer_setup(void)
+{
+	char filter[64];
+	int ret;
+
+	ret = write_str(TRACING "/kprobe_events",
+			"p:hopbench/clean arch_sync_dma_for_device size=$arg2:u64\n"
+			"p:hopbench/inval arch_sync_dma_for_cpu size=$arg2:u64 dir=$arg3:u32\n",
+			O_TRUNC);
+	if (ret)
+		die("kprobe events on arch_sync_dma_for_*", -ret);
+
+	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
+	if (write_str(TRACING "/events/hopbench/clean/filter", filter, 0))
+		die("clean filter", errno);
+	snprintf(filter, sizeof(filter), "common_pid == %d && dir != %d",
+		 getpid(), 1 /* DMA_TO_DEVICE */);
+	if (write_str(TRACING "/events/hopbench/inval/filter", filter, 0))
+		die("invalidate filter", errno);
+	if (write_str(TRACING "/buffer_size_kb", "8192", 0) ||
+	    write_str(TRACING "/events/hopbench/enable", "1", 0))
+		die("enable kprobe events", errno);
+}
+
+/* Sums the sizes in the trace since the last call, and clears it. */
+static void observer_take(uint64_t *cleaned, uint64_t *invalidated)
+{
+	char line[512];
+	FILE *trace;
+
+	*cleaned = *invalidated = 0;
+	trace = fopen(TRACING "/trace", "re");
+	if (!trace)
+		die("read trace", errno);
+	while (fgets(line, sizeof(line), trace)) {
+		char *size = strstr(line, "size=");
+
+		if (!size || line[0] == '#')
+			continue;
+		if (strstr(line, " clean: "))
+			*cleaned += strtoull(size + 5, NULL, 0);
+		else if (strstr(line, " inval: "))
+			*invalidated += strtoull(size + 5, NULL, 0);
+	}
+	fclose(trace);
+	if (write_str(TRACING "/trace", "", O_TRUNC))
+		die("clear trace", errno);
+}
+
+static int heap_alloc(const char *heap)
+{
+	struct dma_heap_allocation_data data = {
+		.len = BUF_SIZE,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	char path[64];
+	int fd, ret;
+
+	snprintf(path, sizeof(path), "/dev/dma_heap/%s", heap);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, DMA_HEAP_IOCTL_ALLOC, &data);
+	close(fd);
+
+	return ret ? -errno : (int)data.fd;
+}
+
+static void cpu_sync(int buf, uint64_t flags)
+{
+	struct dma_buf_sync sync = { .flags = flags };
+
+	if (ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync))
+		die("DMA_BUF_IOCTL_SYNC", errno);
+}
+
+static int chain(int buf, uint32_t flags)
+{
+	struct dma_buf_device_chain arg = {
+		.flags = flags | DMA_BUF_CHAIN_DEVICE_READ |
+			 DMA_BUF_CHAIN_DEVICE_WRITE,
+	};
+
+	return ioctl(buf, DMA_BUF_IOCTL_DEVICE_CHAIN, &arg) ? -errno : 0;
+}
+
+static void result(bool ok, bool skip, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void result(bool ok, bool skip, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d ", ok ? "" : "not ", ++test_nr);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("%s\n", skip ? " # SKIP DMA_BUF_IOCTL_DEVICE_CHAIN: ENOTTY" : "");
+	failed |= !ok;
+}
+
+static void run_case(const char *heap, unsigned int hops, bool in_chain)
+{
+	uint64_t cleaned, invalidated, want;
+	char cmd[32];
+	int buf, frame, ret;
+	uint8_t *map;
+	bool ok;
+
+	buf = heap_alloc(heap);
+	if (buf < 0) {
+		printf("ok %d %s: %u hops # SKIP no heap: %s\n", ++test_nr,
+		       heap, hops, strerror(-buf));
+		return;
+	}
+	map = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	if (map == MAP_FAILED)
+		die("mmap", errno);
+	snprintf(cmd, sizeof(cmd), "attach %d %u", buf, hops);
+	ret = write_str(HOPS_FILE, cmd, 0);
+	if (ret)
+		die(cmd, -ret);
+
+	if (in_chain && chain(buf, DMA_BUF_CHAIN_BEGIN) == -ENOTTY) {
+		result(true, true, "%s: %u hops in a chain", heap, hops);
+		goto out;
+	}
+	if (in_chain && chain(buf, DMA_BUF_CHAIN_END))
+		die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
+
+	observer_take(&cleaned, &invalidated);
+	for (frame = 1; frame <= FRAMES; frame++) {
+		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+		memset(map, frame, BUF_SIZE);
+		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+
+		if (in_chain && chain(buf, DMA_BUF_CHAIN_BEGIN))
+			die("DMA_BUF_IOCTL_DEVICE_CHAIN begin", errno);
+		ret = write_str(HOPS_FILE, "hop", 0);
+		if (ret)
+			die("hop", -ret);
+		if (in_chain && chain(buf, DMA_BUF_CHAIN_END))
+			die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
+
+		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
+		if (map[0] != frame || map[BUF_SIZE - 1] != frame)
+			die("data changed by the hops", EIO);
+		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
+	}
+	observer_take(&cleaned, &invalidated);
+
+	want = (uint64_t)(in_chain ? 1 : hops) * BUF_SIZE;
+	ok = cleaned == want * FRAMES && invalidated == want * FRAMES;
+	result(ok, false,
+	       "%s: %u hops%s: per frame %llu bytes cleaned, %llu invalidated (expected %llu each)",
+	       heap, hops, in_chain ? " in a chain" : "",
+	       (unsigned long long)(cleaned / FRAMES),
+	       (unsigned long long)(invalidated / FRAMES),
+	       (unsigned long long)want);
+out:
+	if (write_str(HOPS_FILE, "detach", 0))
+		die("detach", errno);
+	munmap(map, BUF_SIZE);
+	close(buf);
+}
+
+int main(int argc, char **argv)
+{
+	char module[512];
+	unsigned int h, n;
+	int fd;
+
+	if (argc > 1) {
+		snprintf(module, sizeof(module), "%s", argv[1]);
+	} else {
+		ssize_t len = readlink("/proc/self/exe", module,
+				       sizeof(module) - 1);
+
+		if (len < 0)
+			die("readlink /proc/self/exe", errno);
+		module[len] = '\0';
+		strcpy(strrchr(module, '/') + 1, "dmabuf_hops.ko");
+	}
+
+	printf("TAP version 13\n1..%zu\n",
+	       sizeof(heaps) / sizeof(heaps[0]) *
+	       sizeof(hop_counts) / sizeof(hop_counts[0]) * 2);
+
+	fd = open(module, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
+		die(module, errno);
+	close(fd);
+	observer_setup();
+
+	for (h = 0; h < sizeof(heaps) / sizeof(heaps[0]); h++)
+		for (n = 0; n < sizeof(hop_counts) / sizeof(hop_counts[0]); n++) {
+			run_case(heaps[h], hop_counts[n], false);
+			run_case(heaps[h], hop_counts[n], true);
+		}
+
+	write_str(TRACING "/events/hopbench/enable", "0", 0);
+	write_str(TRACING "/kprobe_events", "", O_TRUNC);
+	syscall(SYS_delete_module, "dmabuf_hops", 0);
+
+	return failed;
+}
