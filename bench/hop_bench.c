@@ -12,6 +12,9 @@
  * measured. QEMU does not model the CPU caches, so the counts, not the
  * times, are the result.
  *
+ * On the series, the heaps' own dma_buf_maintenance tracepoint must report
+ * the same bytes as the kprobes.
+ *
  * Each case prints its counts per frame and checks them:
  *   - without a device chain, one clean and one invalidate of the buffer
  *     per hop, on both kernels;
@@ -57,6 +60,7 @@ struct dma_buf_device_chain {
 #endif
 
 static const char * const heaps[] = { "system", "default_cma_region" };
+static bool have_tracepoint;
 static const unsigned int hop_counts[] = { 1, 2, 4, 8 };
 static int test_nr;
 static bool failed;
@@ -102,27 +106,52 @@ static void observer_setup(void)
 	if (write_str(TRACING "/buffer_size_kb", "8192", 0) ||
 	    write_str(TRACING "/events/hopbench/enable", "1", 0))
 		die("enable kprobe events", errno);
+
+	/* The series' tracepoint; the base has none. */
+	snprintf(filter, sizeof(filter), "common_pid == %d", getpid());
+	have_tracepoint =
+		!write_str(TRACING "/events/dma_buf/dma_buf_maintenance/filter",
+			   filter, 0) &&
+		!write_str(TRACING "/events/dma_buf/dma_buf_maintenance/enable",
+			   "1", 0);
+}
+
+struct counts {
+	uint64_t cleaned;
+	uint64_t invalidated;
+	/* As the dma_buf_maintenance tracepoint reports them. */
+	uint64_t traced_cleaned;
+	uint64_t traced_invalidated;
+};
+
+static uint64_t field(const char *line, const char *name)
+{
+	const char *p = strstr(line, name);
+
+	return p ? strtoull(p + strlen(name), NULL, 0) : 0;
 }
 
 /* Sums the sizes in the trace since the last call, and clears it. */
-static void observer_take(uint64_t *cleaned, uint64_t *invalidated)
+static void observer_take(struct counts *c)
 {
 	char line[512];
 	FILE *trace;
 
-	*cleaned = *invalidated = 0;
+	memset(c, 0, sizeof(*c));
 	trace = fopen(TRACING "/trace", "re");
 	if (!trace)
 		die("read trace", errno);
 	while (fgets(line, sizeof(line), trace)) {
-		char *size = strstr(line, "size=");
-
-		if (!size || line[0] == '#')
+		if (line[0] == '#')
 			continue;
-		if (strstr(line, " clean: "))
-			*cleaned += strtoull(size + 5, NULL, 0);
-		else if (strstr(line, " inval: "))
-			*invalidated += strtoull(size + 5, NULL, 0);
+		if (strstr(line, " clean: ")) {
+			c->cleaned += field(line, "size=");
+		} else if (strstr(line, " inval: ")) {
+			c->invalidated += field(line, "size=");
+		} else if (strstr(line, " dma_buf_maintenance: ")) {
+			c->traced_cleaned += field(line, "cleaned=");
+			c->traced_invalidated += field(line, "invalidated=");
+		}
 	}
 	fclose(trace);
 	if (write_str(TRACING "/trace", "", O_TRUNC))
@@ -183,11 +212,12 @@ static void result(bool ok, bool skip, const char *fmt, ...)
 
 static void run_case(const char *heap, unsigned int hops, bool in_chain)
 {
-	uint64_t cleaned, invalidated, want;
+	struct counts c;
+	uint64_t want;
 	char cmd[32];
 	int buf, frame, ret;
+	bool ok, traced_ok;
 	uint8_t *map;
-	bool ok;
 
 	buf = heap_alloc(heap);
 	if (buf < 0) {
@@ -210,7 +240,7 @@ static void run_case(const char *heap, unsigned int hops, bool in_chain)
 	if (in_chain && chain(buf, DMA_BUF_CHAIN_END))
 		die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
 
-	observer_take(&cleaned, &invalidated);
+	observer_take(&c);
 	for (frame = 1; frame <= FRAMES; frame++) {
 		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
 		memset(map, frame, BUF_SIZE);
@@ -229,16 +259,25 @@ static void run_case(const char *heap, unsigned int hops, bool in_chain)
 			die("data changed by the hops", EIO);
 		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	}
-	observer_take(&cleaned, &invalidated);
+	observer_take(&c);
 
 	want = (uint64_t)(in_chain ? 1 : hops) * BUF_SIZE;
-	ok = cleaned == want * FRAMES && invalidated == want * FRAMES;
+	traced_ok = !have_tracepoint ||
+		    (c.traced_cleaned == c.cleaned &&
+		     c.traced_invalidated == c.invalidated);
+	if (!traced_ok)
+		printf("# the heap's tracepoint reports %llu cleaned, %llu invalidated\n",
+		       (unsigned long long)c.traced_cleaned,
+		       (unsigned long long)c.traced_invalidated);
+	ok = traced_ok && c.cleaned == want * FRAMES &&
+	     c.invalidated == want * FRAMES;
 	result(ok, false,
-	       "%s: %u hops%s: per frame %llu bytes cleaned, %llu invalidated (expected %llu each)",
+	       "%s: %u hops%s: per frame %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
 	       heap, hops, in_chain ? " in a chain" : "",
-	       (unsigned long long)(cleaned / FRAMES),
-	       (unsigned long long)(invalidated / FRAMES),
-	       (unsigned long long)want);
+	       (unsigned long long)(c.cleaned / FRAMES),
+	       (unsigned long long)(c.invalidated / FRAMES),
+	       (unsigned long long)want,
+	       have_tracepoint && traced_ok ? "; the heap's tracepoint agrees" : "");
 out:
 	if (write_str(HOPS_FILE, "detach", 0))
 		die("detach", errno);
@@ -281,6 +320,7 @@ int main(int argc, char **argv)
 		}
 
 	write_str(TRACING "/events/hopbench/enable", "0", 0);
+	write_str(TRACING "/events/dma_buf/dma_buf_maintenance/enable", "0", 0);
 	write_str(TRACING "/kprobe_events", "", O_TRUNC);
 	syscall(SYS_delete_module, "dmabuf_hops", 0);
 
