@@ -11,6 +11,9 @@
  *   attach FD N   attach N devices to the dma-buf FD of the writer
  *   hop           each device in turn maps the buffer DMA_BIDIRECTIONAL
  *                 and unmaps it, as a device that reads and writes it
+ *   map           each device maps the buffer DMA_BIDIRECTIONAL and keeps
+ *                 it mapped, as a device that may write at any time
+ *   unmap         undo "map"
  *   detach        detach them all
  */
 
@@ -27,13 +30,49 @@
 static struct faux_device *hop_devs[MAX_HOPS];
 static struct device_dma_parameters hop_dma_parms[MAX_HOPS];
 static struct dma_buf_attachment *hop_attach[MAX_HOPS];
+static struct sg_table *hop_sgt[MAX_HOPS];
 static struct dma_buf *hop_buf;
 static unsigned int nr_hops;
 static DEFINE_MUTEX(hops_lock);
 static struct dentry *hops_file;
 
+static void hops_unmap(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_hops; i++) {
+		if (hop_sgt[i])
+			dma_buf_unmap_attachment_unlocked(hop_attach[i],
+							  hop_sgt[i],
+							  DMA_BIDIRECTIONAL);
+		hop_sgt[i] = NULL;
+	}
+}
+
+static int hops_map(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_hops; i++) {
+		struct sg_table *sgt;
+
+		if (hop_sgt[i])
+			return -EBUSY;
+		sgt = dma_buf_map_attachment_unlocked(hop_attach[i],
+						      DMA_BIDIRECTIONAL);
+		if (IS_ERR(sgt)) {
+			hops_unmap();
+			return PTR_ERR(sgt);
+		}
+		hop_sgt[i] = sgt;
+	}
+
+	return nr_hops ? 0 : -EINVAL;
+}
+
 static void hops_detach(void)
 {
+	hops_unmap();
 	while (nr_hops)
 		dma_buf_detach(hop_buf, hop_attach[--nr_hops]);
 	if (hop_buf)
@@ -75,6 +114,8 @@ static int hops_run(void)
 	for (i = 0; i < nr_hops; i++) {
 		struct sg_table *sgt;
 
+		if (hop_sgt[i])
+			return -EBUSY;
 		sgt = dma_buf_map_attachment_unlocked(hop_attach[i],
 						      DMA_BIDIRECTIONAL);
 		if (IS_ERR(sgt))
@@ -104,6 +145,11 @@ static ssize_t hops_write(struct file *file, const char __user *ubuf,
 		ret = hops_attach(fd, n);
 	} else if (!strncmp(cmd, "hop", 3)) {
 		ret = hops_run();
+	} else if (!strncmp(cmd, "map", 3)) {
+		ret = hops_map();
+	} else if (!strncmp(cmd, "unmap", 5)) {
+		hops_unmap();
+		ret = 0;
 	} else if (!strncmp(cmd, "detach", 6)) {
 		hops_detach();
 		ret = 0;

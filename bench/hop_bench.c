@@ -2,8 +2,9 @@
 /*
  * The benchmark against the base: the bytes of CPU cache maintenance a
  * frame costs when the CPU fills a heap buffer, N devices take it in turn
- * (dmabuf_hops.ko), and the CPU reads it back. The same static binary runs
- * on the base and on the series.
+ * (dmabuf_hops.ko), and the CPU reads it back, and what a CPU access costs
+ * while devices keep the buffer mapped. The same static binary runs on the
+ * base and on the series.
  *
  * The maintenance is counted by kprobe events on arm64's
  * arch_sync_dma_for_device() (a clean) and arch_sync_dma_for_cpu() (an
@@ -20,7 +21,11 @@
  *     per hop, on both kernels;
  *   - inside a chain begun with DMA_BUF_IOCTL_DEVICE_CHAIN (series only;
  *     the base answers ENOTTY and the case is skipped), one clean and one
- *     invalidate per frame, the minimum.
+ *     invalidate per frame, the minimum;
+ *   - a CPU access while 4 devices keep the buffer mapped: 4 passes each
+ *     way on the base, 1 on the series;
+ *   - a write-only CPU access while a device keeps the buffer mapped for
+ *     writing: no invalidate on the base, one on the series.
  *
  * Usage: hop_bench [MODULE]   (default: dmabuf_hops.ko next to the binary)
  */
@@ -210,35 +215,90 @@ static void result(bool ok, bool skip, const char *fmt, ...)
 	failed |= !ok;
 }
 
-static void run_case(const char *heap, unsigned int hops, bool in_chain)
+/* Whether the kernel has device chains; found on the first buffer. */
+static int has_chains = -1;
+
+/* A buffer from @heap, mapped, with @devices attached; -1 if skipped. */
+static int case_open(const char *heap, unsigned int devices, uint8_t **map,
+		     const char *name)
 {
-	struct counts c;
-	uint64_t want;
 	char cmd[32];
-	int buf, frame, ret;
-	bool ok, traced_ok;
-	uint8_t *map;
+	int buf, ret;
 
 	buf = heap_alloc(heap);
 	if (buf < 0) {
-		printf("ok %d %s: %u hops # SKIP no heap: %s\n", ++test_nr,
-		       heap, hops, strerror(-buf));
-		return;
+		printf("ok %d %s: %s # SKIP no heap: %s\n", ++test_nr, heap,
+		       name, strerror(-buf));
+		return -1;
 	}
-	map = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
-	if (map == MAP_FAILED)
+	*map = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
+	if (*map == MAP_FAILED)
 		die("mmap", errno);
-	snprintf(cmd, sizeof(cmd), "attach %d %u", buf, hops);
+	snprintf(cmd, sizeof(cmd), "attach %d %u", buf, devices);
 	ret = write_str(HOPS_FILE, cmd, 0);
 	if (ret)
 		die(cmd, -ret);
 
-	if (in_chain && chain(buf, DMA_BUF_CHAIN_BEGIN) == -ENOTTY) {
+	if (has_chains < 0) {
+		has_chains = chain(buf, DMA_BUF_CHAIN_BEGIN) != -ENOTTY;
+		if (has_chains && chain(buf, DMA_BUF_CHAIN_END))
+			die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
+	}
+
+	return buf;
+}
+
+static void case_close(int buf, uint8_t *map)
+{
+	if (write_str(HOPS_FILE, "detach", 0))
+		die("detach", errno);
+	munmap(map, BUF_SIZE);
+	close(buf);
+}
+
+static void devices(const char *cmd)
+{
+	int ret = write_str(HOPS_FILE, cmd, 0);
+
+	if (ret)
+		die(cmd, -ret);
+}
+
+/* On the series, the heap's tracepoint must report what the kprobes saw. */
+static bool tracepoint_agrees(const struct counts *c)
+{
+	if (!have_tracepoint)
+		return true;
+	if (c->traced_cleaned == c->cleaned &&
+	    c->traced_invalidated == c->invalidated)
+		return true;
+
+	printf("# the heap's tracepoint reports %llu cleaned, %llu invalidated\n",
+	       (unsigned long long)c->traced_cleaned,
+	       (unsigned long long)c->traced_invalidated);
+	return false;
+}
+
+static const char *agreement(void)
+{
+	return have_tracepoint ? "; the heap's tracepoint agrees" : "";
+}
+
+static void run_pipeline(const char *heap, unsigned int hops, bool in_chain)
+{
+	struct counts c;
+	uint64_t want;
+	int buf, frame;
+	uint8_t *map;
+	bool ok;
+
+	buf = case_open(heap, hops, &map, "hops");
+	if (buf < 0)
+		return;
+	if (in_chain && !has_chains) {
 		result(true, true, "%s: %u hops in a chain", heap, hops);
 		goto out;
 	}
-	if (in_chain && chain(buf, DMA_BUF_CHAIN_END))
-		die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
 
 	observer_take(&c);
 	for (frame = 1; frame <= FRAMES; frame++) {
@@ -248,41 +308,99 @@ static void run_case(const char *heap, unsigned int hops, bool in_chain)
 
 		if (in_chain && chain(buf, DMA_BUF_CHAIN_BEGIN))
 			die("DMA_BUF_IOCTL_DEVICE_CHAIN begin", errno);
-		ret = write_str(HOPS_FILE, "hop", 0);
-		if (ret)
-			die("hop", -ret);
+		devices("hop");
 		if (in_chain && chain(buf, DMA_BUF_CHAIN_END))
 			die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
 
 		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		if (map[0] != frame || map[BUF_SIZE - 1] != frame)
-			die("data changed by the hops", EIO);
+			die("the CPU's data did not survive the hops", EIO);
 		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	}
 	observer_take(&c);
 
 	want = (uint64_t)(in_chain ? 1 : hops) * BUF_SIZE;
-	traced_ok = !have_tracepoint ||
-		    (c.traced_cleaned == c.cleaned &&
-		     c.traced_invalidated == c.invalidated);
-	if (!traced_ok)
-		printf("# the heap's tracepoint reports %llu cleaned, %llu invalidated\n",
-		       (unsigned long long)c.traced_cleaned,
-		       (unsigned long long)c.traced_invalidated);
-	ok = traced_ok && c.cleaned == want * FRAMES &&
+	ok = tracepoint_agrees(&c) && c.cleaned == want * FRAMES &&
 	     c.invalidated == want * FRAMES;
 	result(ok, false,
 	       "%s: %u hops%s: per frame %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
 	       heap, hops, in_chain ? " in a chain" : "",
 	       (unsigned long long)(c.cleaned / FRAMES),
 	       (unsigned long long)(c.invalidated / FRAMES),
-	       (unsigned long long)want,
-	       have_tracepoint && traced_ok ? "; the heap's tracepoint agrees" : "");
+	       (unsigned long long)want, agreement());
 out:
-	if (write_str(HOPS_FILE, "detach", 0))
-		die("detach", errno);
-	munmap(map, BUF_SIZE);
-	close(buf);
+	case_close(buf, map);
+}
+
+/*
+ * A CPU access while CPU_ACCESS_DEVICES devices keep the buffer mapped:
+ * the base syncs every mapped attachment, the series once per buffer.
+ */
+#define CPU_ACCESS_DEVICES 4
+
+static void run_cpu_access(const char *heap)
+{
+	uint64_t want;
+	struct counts c;
+	uint8_t *map;
+	int buf;
+	bool ok;
+
+	buf = case_open(heap, CPU_ACCESS_DEVICES, &map, "CPU access");
+	if (buf < 0)
+		return;
+	devices("map");
+	observer_take(&c);
+	cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
+	map[0] = 1;
+	cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
+	observer_take(&c);
+	devices("unmap");
+
+	want = (uint64_t)(has_chains ? 1 : CPU_ACCESS_DEVICES) * BUF_SIZE;
+	ok = tracepoint_agrees(&c) && c.cleaned == want &&
+	     c.invalidated == want;
+	result(ok, false,
+	       "%s: CPU access with %d devices mapped: %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
+	       heap, CPU_ACCESS_DEVICES, (unsigned long long)c.cleaned,
+	       (unsigned long long)c.invalidated, (unsigned long long)want,
+	       agreement());
+	case_close(buf, map);
+}
+
+/*
+ * A device keeps the buffer mapped for writing, then the CPU begins a
+ * write-only access. A partial-line CPU write into a stale line would merge
+ * stale bytes over the device's data, so the lines must be invalidated. The
+ * base syncs with the CPU's direction, DMA_TO_DEVICE, and invalidates
+ * nothing on arm64; the series invalidates.
+ */
+static void run_write_only(const char *heap)
+{
+	uint64_t want;
+	struct counts c;
+	uint8_t *map;
+	int buf;
+	bool ok;
+
+	buf = case_open(heap, 1, &map, "write-only access");
+	if (buf < 0)
+		return;
+	devices("map");
+	observer_take(&c);
+	cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
+	observer_take(&c);
+	map[1] = 1;
+	cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
+	devices("unmap");
+
+	want = has_chains ? BUF_SIZE : 0;
+	ok = tracepoint_agrees(&c) && c.invalidated == want;
+	result(ok, false,
+	       "%s: write-only access after a device wrote: %llu bytes invalidated (expected %llu)%s",
+	       heap, (unsigned long long)c.invalidated,
+	       (unsigned long long)want, agreement());
+	case_close(buf, map);
 }
 
 int main(int argc, char **argv)
@@ -305,7 +423,7 @@ int main(int argc, char **argv)
 
 	printf("TAP version 13\n1..%zu\n",
 	       sizeof(heaps) / sizeof(heaps[0]) *
-	       sizeof(hop_counts) / sizeof(hop_counts[0]) * 2);
+	       (sizeof(hop_counts) / sizeof(hop_counts[0]) * 2 + 2));
 
 	fd = open(module, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
@@ -313,11 +431,14 @@ int main(int argc, char **argv)
 	close(fd);
 	observer_setup();
 
-	for (h = 0; h < sizeof(heaps) / sizeof(heaps[0]); h++)
+	for (h = 0; h < sizeof(heaps) / sizeof(heaps[0]); h++) {
 		for (n = 0; n < sizeof(hop_counts) / sizeof(hop_counts[0]); n++) {
-			run_case(heaps[h], hop_counts[n], false);
-			run_case(heaps[h], hop_counts[n], true);
+			run_pipeline(heaps[h], hop_counts[n], false);
+			run_pipeline(heaps[h], hop_counts[n], true);
 		}
+		run_cpu_access(heaps[h]);
+		run_write_only(heaps[h]);
+	}
 
 	write_str(TRACING "/events/hopbench/enable", "0", 0);
 	write_str(TRACING "/events/dma_buf/dma_buf_maintenance/enable", "0", 0);
