@@ -87,3 +87,13 @@ kmake -C "$out" M="$ROOT/bench" MO="$out/bench" modules
 note "building kselftests: $selftests"
 rm -rf "$out/kselftest/kselftest_install"
 kmake -C "$src" O="$out" TARGETS="$selftests" kselftest-install >/dev/null
+
+# The series' kselftests run on the base too, built from the series with
+# its uapi headers: the same binaries report what the base costs.
+note "building the series' kselftests: dmabuf-chain"
+kmake -C "$TREE" O="$out/series-uapi" headers
+rm -rf "$out/dmabuf-chain"
+mkdir -p "$out/dmabuf-chain"
+make -s -C "$TREE/tools/testing/selftests/dmabuf-chain" ARCH=arm64 \
+	CROSS_COMPILE="$CROSS_COMPILE" OUTPUT="$out/dmabuf-chain" \
+	KHDR_INCLUDES="-isystem $out/series-uapi/usr/include"

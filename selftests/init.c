@@ -9,7 +9,7 @@
  * with it; without hvc0 it goes to the console.
  *
  * The kernel command line may carry "kselftest.filter=COLLECTION" to run
- * one collection only.
+ * one collection only, or "kselftest.filter=-COLLECTION" to run all others.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,7 +103,8 @@ static int load_tests(struct test *tests, const char *filter)
 	while (fgets(line, sizeof(line), list)) {
 		if (sscanf(line, "%127[^:]:%127s", t.collection, t.name) != 2)
 			continue;
-		if (filter[0] && strcmp(filter, t.collection))
+		if (filter[0] == '-' ? !strcmp(filter + 1, t.collection) :
+		    filter[0] && strcmp(filter, t.collection))
 			continue;
 		if (n == MAX_TESTS) {
 			n = -1;

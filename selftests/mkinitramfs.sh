@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Build the test initramfs for a kernel built by scripts/build-kernel.sh:
-# the static init of init.c, the installed kselftests and the benchmark.
+# the static init of init.c, the installed kselftests, the series'
+# device-chain kselftests and the benchmark.
 #
 #   mkinitramfs.sh OUT_DIR
 #
@@ -32,6 +33,13 @@ mkdir -p "$bench"
 cp "$out/bench/dmabuf_hops.ko" "$bench/"
 echo "timeout=300" >"$bench/settings"
 echo "dmabuf-bench:hop_bench" >>"$root/kselftest/kselftest-list.txt"
+
+# The series' device-chain kselftests, built from the series for both
+# kernels by build-kernel.sh.
+chain=$root/kselftest/dmabuf-chain
+mkdir -p "$chain"
+cp "$out"/dmabuf-chain/{device_chain,v4l2_chain} "$TREE/tools/testing/selftests/dmabuf-chain/settings" "$chain/"
+printf 'dmabuf-chain:%s\n' device_chain v4l2_chain >>"$root/kselftest/kselftest-list.txt"
 
 cat >"$out/initramfs.list" <<LIST
 dir /dev 0755 0 0

@@ -5,38 +5,41 @@
 # KUnit suites run during boot; init then runs the kselftests and powers
 # off.
 #
-#   run-qemu.sh OUT_DIR
+#   run-qemu.sh OUT_DIR [TAG]
 #
 # Writes OUT_DIR/console.log (the serial console: kernel log and KUnit
 # KTAP) and OUT_DIR/kselftest.tap (the kselftest TAP, from a virtio
-# console). QEMU_TIMEOUT (seconds, default 900) bounds the whole run;
-# KSELFTEST_FILTER runs one kselftest collection only; KERNEL_ARGS adds
-# to the kernel command line (dmabuf_kunit.ownership_seed=N, say).
+# console); with TAG, console-TAG.log and kselftest-TAG.tap. QEMU_TIMEOUT
+# (seconds, default 900) bounds the whole run; QEMU_MEM (default 4G) is the
+# guest's RAM, which starts at 1 GiB; KSELFTEST_FILTER runs one kselftest
+# collection only, or all but one with a leading "-"; KERNEL_ARGS adds to
+# the kernel command line (dmabuf_kunit.ownership_seed=N, say).
 
 . "$(dirname "$0")/../scripts/common.sh"
 
-out=${1:?usage: $PROG OUT_DIR}
+out=${1:?usage: $PROG OUT_DIR [TAG]}
+suffix=${2:+-$2}
 timeout=${QEMU_TIMEOUT:-900}
 cmdline="console=ttyAMA0 panic=-1"
 [ -z "${KSELFTEST_FILTER:-}" ] || cmdline+=" kselftest.filter=$KSELFTEST_FILTER"
 [ -z "${KERNEL_ARGS:-}" ] || cmdline+=" $KERNEL_ARGS"
 
-rm -f "$out/console.log" "$out/kselftest.tap"
+rm -f "$out/console$suffix.log" "$out/kselftest$suffix.tap"
 
 # 4 GiB at the virt machine's 1 GiB base puts RAM above 4 GiB, as on many
 # boards: swiotlb is set up, and the heap tests have a 32-bit device bounce.
 # pauth-impdef only makes TCG faster.
 status=0
 timeout -k 10 "$timeout" qemu-system-aarch64 \
-	-M virt -cpu max,pauth-impdef=on -smp 2 -m 4G \
+	-M virt -cpu max,pauth-impdef=on -smp 2 -m "${QEMU_MEM:-4G}" \
 	-display none -monitor none -no-reboot -nic none \
 	-kernel "$out/arch/arm64/boot/Image" \
 	-initrd "$out/initramfs.cpio" \
 	-append "$cmdline" \
-	-serial "file:$out/console.log" \
+	-serial "file:$out/console$suffix.log" \
 	-device virtio-serial-device \
-	-chardev "file,id=tap,path=$out/kselftest.tap" \
+	-chardev "file,id=tap,path=$out/kselftest$suffix.tap" \
 	-device virtconsole,chardev=tap || status=$?
 
-[ "$status" -ne 124 ] || die "QEMU did not finish within $timeout s; see $out/console.log"
-[ "$status" -eq 0 ] || die "QEMU failed with status $status; see $out/console.log"
+[ "$status" -ne 124 ] || die "QEMU did not finish within $timeout s; see $out/console$suffix.log"
+[ "$status" -eq 0 ] || die "QEMU failed with status $status; see $out/console$suffix.log"
