@@ -79,7 +79,7 @@ run_kernel()
 	esac
 	QEMU_MEM=3G KSELFTEST_FILTER=dmabuf-chain \
 	KERNEL_ARGS="kunit.enable=0 $V4L2_TEST_ARGS ${KERNEL_ARGS:-}" \
-		step "$kind" "boot 3G" "$ROOT/selftests/run-qemu.sh" "$out" 3g || true
+		step "$kind" boot-3g "$ROOT/selftests/run-qemu.sh" "$out" 3g || true
 	"$ROOT/selftests/tap.py" --kernel "$kind-3g" "$out/kselftest-3g.tap" >>"$results" ||
 		row "$kind-3g" kselftest 0 1 0 "tap.py failed"
 	"$ROOT/scripts/check-console.sh" "$kind-3g" "$out/console-3g.log" >>"$results" ||
