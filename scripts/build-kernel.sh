@@ -95,5 +95,5 @@ kmake -C "$TREE" O="$out/series-uapi" headers
 rm -rf "$out/dmabuf-chain"
 mkdir -p "$out/dmabuf-chain"
 make -s -C "$TREE/tools/testing/selftests/dmabuf-chain" ARCH=arm64 \
-	CROSS_COMPILE="$CROSS_COMPILE" OUTPUT="$out/dmabuf-chain" \
+	CROSS_COMPILE="$CROSS_COMPILE" OUTPUT="$out/dmabuf-chain" USERLDFLAGS=-static \
 	KHDR_INCLUDES="-isystem $out/series-uapi/usr/include"
