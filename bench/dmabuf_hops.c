@@ -4,11 +4,15 @@
  * so that user space can run the same pipeline on the base kernel and on
  * the series and count the CPU cache maintenance it costs.
  *
- * It uses the DMA-BUF importer API of the base only. The devices are faux
+ * It builds against the base and the series. The devices are faux
  * devices with a 64-bit mask: not coherent on arm64, no bouncing. Control is
  * one debugfs file, /sys/kernel/debug/dmabuf_hops, taking these commands:
  *
  *   attach FD N   attach N devices to the dma-buf FD of the writer
+ *   attach FD N device-only
+ *                 the same, as importers that declare
+ *                 DMA_BUF_ATTACH_DEVICE_ONLY (the series only; the base
+ *                 answers EOPNOTSUPP)
  *   hop           each device in turn maps the buffer DMA_BIDIRECTIONAL
  *                 and unmaps it, as a device that reads and writes it
  *   map           each device maps the buffer DMA_BIDIRECTIONAL and keeps
@@ -80,7 +84,19 @@ static void hops_detach(void)
 	hop_buf = NULL;
 }
 
-static int hops_attach(int fd, unsigned int n)
+static struct dma_buf_attachment *hop_attach_one(struct device *dev,
+						 bool device_only)
+{
+#ifdef DMA_BUF_ATTACH_DEVICE_ONLY
+	return dma_buf_attach_with_flags(hop_buf, dev, NULL, NULL,
+					 device_only ?
+					 DMA_BUF_ATTACH_DEVICE_ONLY : 0);
+#else
+	return device_only ? ERR_PTR(-EOPNOTSUPP) : dma_buf_attach(hop_buf, dev);
+#endif
+}
+
+static int hops_attach(int fd, unsigned int n, bool device_only)
 {
 	if (hop_buf || !n || n > MAX_HOPS)
 		return -EINVAL;
@@ -96,7 +112,7 @@ static int hops_attach(int fd, unsigned int n)
 	for (nr_hops = 0; nr_hops < n; nr_hops++) {
 		struct dma_buf_attachment *a;
 
-		a = dma_buf_attach(hop_buf, &hop_devs[nr_hops]->dev);
+		a = hop_attach_one(&hop_devs[nr_hops]->dev, device_only);
 		if (IS_ERR(a)) {
 			hops_detach();
 			return PTR_ERR(a);
@@ -130,8 +146,8 @@ static int hops_run(void)
 static ssize_t hops_write(struct file *file, const char __user *ubuf,
 			  size_t len, loff_t *ppos)
 {
+	char cmd[40], flag[16] = "";
 	unsigned int n;
-	char cmd[32];
 	int fd, ret;
 
 	if (len >= sizeof(cmd))
@@ -141,8 +157,11 @@ static ssize_t hops_write(struct file *file, const char __user *ubuf,
 	cmd[len] = '\0';
 
 	mutex_lock(&hops_lock);
-	if (sscanf(cmd, "attach %d %u", &fd, &n) == 2) {
-		ret = hops_attach(fd, n);
+	if (sscanf(cmd, "attach %d %u %15s", &fd, &n, flag) >= 2) {
+		if (!flag[0] || !strcmp(flag, "device-only"))
+			ret = hops_attach(fd, n, flag[0]);
+		else
+			ret = -EINVAL;
 	} else if (!strncmp(cmd, "hop", 3)) {
 		ret = hops_run();
 	} else if (!strncmp(cmd, "map", 3)) {

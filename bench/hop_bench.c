@@ -16,16 +16,19 @@
  * On the series, the heaps' own dma_buf_maintenance tracepoint must report
  * the same bytes as the kprobes.
  *
- * Each case prints its counts per frame and checks them:
- *   - without a device chain, one clean and one invalidate of the buffer
- *     per hop, on both kernels;
- *   - inside a chain begun with DMA_BUF_IOCTL_DEVICE_CHAIN (series only;
- *     the base answers ENOTTY and the case is skipped), one clean and one
- *     invalidate per frame, the minimum;
+ * Every case runs with devices that attach as before, and again with
+ * devices that declare DMA_BUF_ATTACH_DEVICE_ONLY (series only; the base's
+ * module answers EOPNOTSUPP and the case is skipped). Each prints its
+ * counts per frame and checks them:
+ *   - N hops, without and inside a chain begun with
+ *     DMA_BUF_IOCTL_DEVICE_CHAIN (series only): one clean and one
+ *     invalidate of the buffer per hop, as on the base, except for
+ *     device-only devices in a chain: one of each per frame, the minimum;
  *   - a CPU access while 4 devices keep the buffer mapped: 4 passes each
- *     way on the base, 1 on the series;
+ *     way for devices that did not opt in, 1 for device-only devices;
  *   - a write-only CPU access while a device keeps the buffer mapped for
- *     writing: no invalidate on the base, one on the series.
+ *     writing: no invalidate for a device that did not opt in, as on the
+ *     base, one for a device-only device.
  *
  * Usage: hop_bench [MODULE]   (default: dmabuf_hops.ko next to the binary)
  */
@@ -200,10 +203,10 @@ static int chain(int buf, uint32_t flags)
 	return ioctl(buf, DMA_BUF_IOCTL_DEVICE_CHAIN, &arg) ? -errno : 0;
 }
 
-static void result(bool ok, bool skip, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void result(bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static void result(bool ok, bool skip, const char *fmt, ...)
+static void result(bool ok, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -211,31 +214,50 @@ static void result(bool ok, bool skip, const char *fmt, ...)
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
-	printf("%s\n", skip ? " # SKIP DMA_BUF_IOCTL_DEVICE_CHAIN: ENOTTY" : "");
+	printf("\n");
 	failed |= !ok;
+}
+
+static void skip(const char *heap, const char *name, const char *why)
+{
+	printf("ok %d %s: %s # SKIP %s\n", ++test_nr, heap, name, why);
 }
 
 /* Whether the kernel has device chains; found on the first buffer. */
 static int has_chains = -1;
 
-/* A buffer from @heap, mapped, with @devices attached; -1 if skipped. */
-static int case_open(const char *heap, unsigned int devices, uint8_t **map,
-		     const char *name)
+static const char *kind(bool device_only)
 {
-	char cmd[32];
+	return device_only ? "device-only" : "no opt-in";
+}
+
+/*
+ * A buffer from @heap, mapped, with @devices attached, device-only or not;
+ * -1 if skipped.
+ */
+static int case_open(const char *heap, unsigned int devices, bool device_only,
+		     uint8_t **map, const char *name)
+{
+	char cmd[48];
 	int buf, ret;
 
 	buf = heap_alloc(heap);
 	if (buf < 0) {
-		printf("ok %d %s: %s # SKIP no heap: %s\n", ++test_nr, heap,
-		       name, strerror(-buf));
+		skip(heap, name, strerror(-buf));
 		return -1;
 	}
 	*map = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
 	if (*map == MAP_FAILED)
 		die("mmap", errno);
-	snprintf(cmd, sizeof(cmd), "attach %d %u", buf, devices);
+	snprintf(cmd, sizeof(cmd), "attach %d %u%s", buf, devices,
+		 device_only ? " device-only" : "");
 	ret = write_str(HOPS_FILE, cmd, 0);
+	if (ret == -EOPNOTSUPP && device_only) {
+		skip(heap, name, "no DMA_BUF_ATTACH_DEVICE_ONLY");
+		munmap(*map, BUF_SIZE);
+		close(buf);
+		return -1;
+	}
 	if (ret)
 		die(cmd, -ret);
 
@@ -284,19 +306,23 @@ static const char *agreement(void)
 	return have_tracepoint ? "; the heap's tracepoint agrees" : "";
 }
 
-static void run_pipeline(const char *heap, unsigned int hops, bool in_chain)
+static void run_pipeline(const char *heap, unsigned int hops, bool in_chain,
+			 bool device_only)
 {
 	struct counts c;
+	char name[64];
 	uint64_t want;
 	int buf, frame;
 	uint8_t *map;
 	bool ok;
 
-	buf = case_open(heap, hops, &map, "hops");
+	snprintf(name, sizeof(name), "%u hops%s, %s", hops,
+		 in_chain ? " in a chain" : "", kind(device_only));
+	buf = case_open(heap, hops, device_only, &map, name);
 	if (buf < 0)
 		return;
 	if (in_chain && !has_chains) {
-		result(true, true, "%s: %u hops in a chain", heap, hops);
+		skip(heap, name, "DMA_BUF_IOCTL_DEVICE_CHAIN: ENOTTY");
 		goto out;
 	}
 
@@ -319,13 +345,12 @@ static void run_pipeline(const char *heap, unsigned int hops, bool in_chain)
 	}
 	observer_take(&c);
 
-	want = (uint64_t)(in_chain ? 1 : hops) * BUF_SIZE;
+	want = (uint64_t)(device_only && in_chain ? 1 : hops) * BUF_SIZE;
 	ok = tracepoint_agrees(&c) && c.cleaned == want * FRAMES &&
 	     c.invalidated == want * FRAMES;
-	result(ok, false,
-	       "%s: %u hops%s: per frame %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
-	       heap, hops, in_chain ? " in a chain" : "",
-	       (unsigned long long)(c.cleaned / FRAMES),
+	result(ok,
+	       "%s: %s: per frame %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
+	       heap, name, (unsigned long long)(c.cleaned / FRAMES),
 	       (unsigned long long)(c.invalidated / FRAMES),
 	       (unsigned long long)want, agreement());
 out:
@@ -334,11 +359,12 @@ out:
 
 /*
  * A CPU access while CPU_ACCESS_DEVICES devices keep the buffer mapped:
- * the base syncs every mapped attachment, the series once per buffer.
+ * the heap syncs every mapped attachment that did not opt in, and once per
+ * buffer for device-only ones.
  */
 #define CPU_ACCESS_DEVICES 4
 
-static void run_cpu_access(const char *heap)
+static void run_cpu_access(const char *heap, bool device_only)
 {
 	uint64_t want;
 	struct counts c;
@@ -346,7 +372,9 @@ static void run_cpu_access(const char *heap)
 	int buf;
 	bool ok;
 
-	buf = case_open(heap, CPU_ACCESS_DEVICES, &map, "CPU access");
+	buf = case_open(heap, CPU_ACCESS_DEVICES, device_only, &map,
+			device_only ? "CPU access, device-only" :
+				      "CPU access, no opt-in");
 	if (buf < 0)
 		return;
 	devices("map");
@@ -357,12 +385,13 @@ static void run_cpu_access(const char *heap)
 	observer_take(&c);
 	devices("unmap");
 
-	want = (uint64_t)(has_chains ? 1 : CPU_ACCESS_DEVICES) * BUF_SIZE;
+	want = (uint64_t)(device_only ? 1 : CPU_ACCESS_DEVICES) * BUF_SIZE;
 	ok = tracepoint_agrees(&c) && c.cleaned == want &&
 	     c.invalidated == want;
-	result(ok, false,
-	       "%s: CPU access with %d devices mapped: %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
-	       heap, CPU_ACCESS_DEVICES, (unsigned long long)c.cleaned,
+	result(ok,
+	       "%s: CPU access with %d %s devices mapped: %llu bytes cleaned, %llu invalidated (expected %llu each)%s",
+	       heap, CPU_ACCESS_DEVICES, kind(device_only),
+	       (unsigned long long)c.cleaned,
 	       (unsigned long long)c.invalidated, (unsigned long long)want,
 	       agreement());
 	case_close(buf, map);
@@ -371,11 +400,12 @@ static void run_cpu_access(const char *heap)
 /*
  * A device keeps the buffer mapped for writing, then the CPU begins a
  * write-only access. A partial-line CPU write into a stale line would merge
- * stale bytes over the device's data, so the lines must be invalidated. The
- * base syncs with the CPU's direction, DMA_TO_DEVICE, and invalidates
- * nothing on arm64; the series invalidates.
+ * stale bytes over the device's data, so the lines must be invalidated. For
+ * a device that did not opt in the heap syncs with the CPU's direction,
+ * DMA_TO_DEVICE, as the base does, and invalidates nothing on arm64; for a
+ * device-only device the series invalidates.
  */
-static void run_write_only(const char *heap)
+static void run_write_only(const char *heap, bool device_only)
 {
 	uint64_t want;
 	struct counts c;
@@ -383,7 +413,9 @@ static void run_write_only(const char *heap)
 	int buf;
 	bool ok;
 
-	buf = case_open(heap, 1, &map, "write-only access");
+	buf = case_open(heap, 1, device_only, &map,
+			device_only ? "write-only access, device-only" :
+				      "write-only access, no opt-in");
 	if (buf < 0)
 		return;
 	devices("map");
@@ -394,11 +426,11 @@ static void run_write_only(const char *heap)
 	cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 	devices("unmap");
 
-	want = has_chains ? BUF_SIZE : 0;
+	want = device_only ? BUF_SIZE : 0;
 	ok = tracepoint_agrees(&c) && c.invalidated == want;
-	result(ok, false,
-	       "%s: write-only access after a device wrote: %llu bytes invalidated (expected %llu)%s",
-	       heap, (unsigned long long)c.invalidated,
+	result(ok,
+	       "%s: write-only access after a %s device wrote: %llu bytes invalidated (expected %llu)%s",
+	       heap, kind(device_only), (unsigned long long)c.invalidated,
 	       (unsigned long long)want, agreement());
 	case_close(buf, map);
 }
@@ -406,7 +438,7 @@ static void run_write_only(const char *heap)
 int main(int argc, char **argv)
 {
 	char module[512];
-	unsigned int h, n;
+	unsigned int h, n, d;
 	int fd;
 
 	if (argc > 1) {
@@ -422,7 +454,7 @@ int main(int argc, char **argv)
 	}
 
 	printf("TAP version 13\n1..%zu\n",
-	       sizeof(heaps) / sizeof(heaps[0]) *
+	       sizeof(heaps) / sizeof(heaps[0]) * 2 *
 	       (sizeof(hop_counts) / sizeof(hop_counts[0]) * 2 + 2));
 
 	fd = open(module, O_RDONLY | O_CLOEXEC);
@@ -432,12 +464,14 @@ int main(int argc, char **argv)
 	observer_setup();
 
 	for (h = 0; h < sizeof(heaps) / sizeof(heaps[0]); h++) {
-		for (n = 0; n < sizeof(hop_counts) / sizeof(hop_counts[0]); n++) {
-			run_pipeline(heaps[h], hop_counts[n], false);
-			run_pipeline(heaps[h], hop_counts[n], true);
+		for (d = 0; d < 2; d++) {
+			for (n = 0; n < sizeof(hop_counts) / sizeof(hop_counts[0]); n++) {
+				run_pipeline(heaps[h], hop_counts[n], false, d);
+				run_pipeline(heaps[h], hop_counts[n], true, d);
+			}
+			run_cpu_access(heaps[h], d);
+			run_write_only(heaps[h], d);
 		}
-		run_cpu_access(heaps[h]);
-		run_write_only(heaps[h]);
 	}
 
 	write_str(TRACING "/events/hopbench/enable", "0", 0);
