@@ -6,7 +6,7 @@
 SCRIPTS := scripts
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series clean distclean help
+	run-base run-series mutate clean distclean help
 
 ## all: build the patched kernel, boot it and run its tests
 all:
@@ -52,6 +52,10 @@ kernels: tree
 ## run-base, run-series: build, boot and test one kernel
 run-base run-series: run-%:
 	@STATIC=0 $(SCRIPTS)/test.sh $*
+
+## mutate: break the series on purpose, one kernel-overlay/mutations/ patch at a time, and show which test catches each
+mutate: tree
+	@$(SCRIPTS)/mutate.sh
 
 ## clean: remove the build outputs but keep build/linux
 clean:

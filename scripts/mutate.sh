@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Break the series on purpose and show which test catches each breakage:
+# the body of "make mutate".
+#
+#   mutate.sh [NAME...]   NAME is a file of kernel-overlay/mutations/
+#                         without .patch (default: all of them)
+#
+# Each mutation is applied to build/linux, the series kernel is rebuilt
+# incrementally and booted as "make test" boots it (4 GiB for KUnit and
+# the kselftests but dmabuf-chain, 3 GiB for dmabuf-chain), and every
+# failing result row is reported; the mutation is then reverted. A
+# mutation that no test catches is a failure of the run. At the end the
+# kernel is rebuilt from the unmodified tree. Logs: build/mutate/.
+
+. "$(dirname "$0")/common.sh"
+
+dir=$ROOT/kernel-overlay/mutations
+out=$(kernel_out series)
+logs=$BUILD/mutate
+V4L2_TEST_ARGS="vivid.n_devs=2 vivid.allocators=1,0 vimc.allocator=1"
+
+[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
+	die "build/linux has uncommitted changes; commit or export them first"
+
+names=("$@")
+[ ${#names[@]} -gt 0 ] ||
+	mapfile -t names < <(find "$dir" -name '*.patch' -printf '%f\n' | sed 's/\.patch$//' | sort)
+
+mkdir -p "$logs"
+table=$logs/table.tsv
+: >"$table"
+missed=0
+
+revert()
+{
+	git -C "$TREE" checkout -q -- .
+}
+trap revert EXIT
+
+for name in "${names[@]}"; do
+	patch=$dir/$name.patch
+	[ -f "$patch" ] || die "no mutation $name"
+	note "$name: $(head -1 "$patch" | sed 's/^Mutation: //')"
+	git -C "$TREE" apply "$patch" || die "$name does not apply to build/linux"
+	rows=$logs/$name.tsv
+	: >"$rows"
+	if "$ROOT/scripts/build-kernel.sh" series >"$logs/$name-build.log" 2>&1 &&
+	   "$ROOT/selftests/mkinitramfs.sh" "$out" >>"$logs/$name-build.log" 2>&1; then
+		KSELFTEST_FILTER=-dmabuf-chain "$ROOT/selftests/run-qemu.sh" "$out" \
+			"mut" >"$logs/$name-boot.log" 2>&1 || true
+		"$ROOT/kunit/results.py" --kernel series --src "$TREE" \
+			--expect "$ROOT/kunit/expected-suites" \
+			--log "$logs/$name-kunit.log" "$out/console-mut.log" >>"$rows" || true
+		"$ROOT/selftests/tap.py" --kernel series "$out/kselftest-mut.tap" >>"$rows" || true
+		QEMU_MEM=3G KSELFTEST_FILTER=dmabuf-chain \
+		KERNEL_ARGS="kunit.enable=0 $V4L2_TEST_ARGS" \
+			"$ROOT/selftests/run-qemu.sh" "$out" "mut-3g" >>"$logs/$name-boot.log" 2>&1 || true
+		"$ROOT/selftests/tap.py" --kernel series-3g "$out/kselftest-mut-3g.tap" >>"$rows" || true
+	else
+		printf 'series\tbuild\t0\t1\t0\t\n' >>"$rows"
+	fi
+	revert
+	caught=$(awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$rows")
+	[ -n "$caught" ] || { caught="NOT CAUGHT"; missed=$((missed + 1)); }
+	printf '%s\t%s\n' "$name" "$caught" >>"$table"
+done
+
+note "rebuilding the unmodified series kernel"
+"$ROOT/scripts/build-kernel.sh" series >"$logs/rebuild.log" 2>&1 &&
+	"$ROOT/selftests/mkinitramfs.sh" "$out" >>"$logs/rebuild.log" 2>&1 ||
+	die "the rebuild failed; see $logs/rebuild.log"
+
+printf '\n%-36s %s\n' mutation "caught by (failing rows)"
+while IFS=$'\t' read -r name caught; do
+	printf '%-36s %s\n' "$name" "$caught"
+done <"$table"
+printf '\n%d mutation(s), %d not caught\n' "$(wc -l <"$table")" "$missed"
+[ "$missed" -eq 0 ]
