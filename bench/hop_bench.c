@@ -58,12 +58,12 @@
 struct dma_buf_device_chain {
 	uint32_t flags;
 	uint32_t out_flags;
+	int32_t fd;
+	uint32_t pad;
 	uint64_t reserved[2];
 };
 #define DMA_BUF_CHAIN_DEVICE_READ	(1 << 0)
 #define DMA_BUF_CHAIN_DEVICE_WRITE	(1 << 1)
-#define DMA_BUF_CHAIN_BEGIN		(0 << 2)
-#define DMA_BUF_CHAIN_END		(1 << 2)
 #define DMA_BUF_IOCTL_DEVICE_CHAIN	_IOWR(DMA_BUF_BASE, 4, struct dma_buf_device_chain)
 #endif
 
@@ -193,14 +193,14 @@ static void cpu_sync(int buf, uint64_t flags)
 		die("DMA_BUF_IOCTL_SYNC", errno);
 }
 
-static int chain(int buf, uint32_t flags)
+/* Begins a device chain; closing the returned fd ends it. Or -errno. */
+static int chain_begin(int buf)
 {
 	struct dma_buf_device_chain arg = {
-		.flags = flags | DMA_BUF_CHAIN_DEVICE_READ |
-			 DMA_BUF_CHAIN_DEVICE_WRITE,
+		.flags = DMA_BUF_CHAIN_DEVICE_READ | DMA_BUF_CHAIN_DEVICE_WRITE,
 	};
 
-	return ioctl(buf, DMA_BUF_IOCTL_DEVICE_CHAIN, &arg) ? -errno : 0;
+	return ioctl(buf, DMA_BUF_IOCTL_DEVICE_CHAIN, &arg) ? -errno : arg.fd;
 }
 
 static void result(bool ok, const char *fmt, ...)
@@ -262,9 +262,12 @@ static int case_open(const char *heap, unsigned int devices, bool device_only,
 		die(cmd, -ret);
 
 	if (has_chains < 0) {
-		has_chains = chain(buf, DMA_BUF_CHAIN_BEGIN) != -ENOTTY;
-		if (has_chains && chain(buf, DMA_BUF_CHAIN_END))
-			die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
+		ret = chain_begin(buf);
+		has_chains = ret != -ENOTTY;
+		if (has_chains && ret < 0)
+			die("DMA_BUF_IOCTL_DEVICE_CHAIN", -ret);
+		if (has_chains)
+			close(ret);
 	}
 
 	return buf;
@@ -312,7 +315,7 @@ static void run_pipeline(const char *heap, unsigned int hops, bool in_chain,
 	struct counts c;
 	char name[64];
 	uint64_t want;
-	int buf, frame;
+	int buf, frame, chain;
 	uint8_t *map;
 	bool ok;
 
@@ -332,11 +335,12 @@ static void run_pipeline(const char *heap, unsigned int hops, bool in_chain,
 		memset(map, frame, BUF_SIZE);
 		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 
-		if (in_chain && chain(buf, DMA_BUF_CHAIN_BEGIN))
-			die("DMA_BUF_IOCTL_DEVICE_CHAIN begin", errno);
+		chain = in_chain ? chain_begin(buf) : -1;
+		if (in_chain && chain < 0)
+			die("DMA_BUF_IOCTL_DEVICE_CHAIN", -chain);
 		devices("hop");
-		if (in_chain && chain(buf, DMA_BUF_CHAIN_END))
-			die("DMA_BUF_IOCTL_DEVICE_CHAIN end", errno);
+		if (in_chain)
+			close(chain);
 
 		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
 		if (map[0] != frame || map[BUF_SIZE - 1] != frame)
