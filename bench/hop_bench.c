@@ -62,8 +62,6 @@ struct dma_buf_device_chain {
 	uint32_t pad;
 	uint64_t reserved[2];
 };
-#define DMA_BUF_CHAIN_DEVICE_READ	(1 << 0)
-#define DMA_BUF_CHAIN_DEVICE_WRITE	(1 << 1)
 #define DMA_BUF_IOCTL_DEVICE_CHAIN	_IOWR(DMA_BUF_BASE, 4, struct dma_buf_device_chain)
 #endif
 
@@ -196,9 +194,7 @@ static void cpu_sync(int buf, uint64_t flags)
 /* Begins a device chain; closing the returned fd ends it. Or -errno. */
 static int chain_begin(int buf)
 {
-	struct dma_buf_device_chain arg = {
-		.flags = DMA_BUF_CHAIN_DEVICE_READ | DMA_BUF_CHAIN_DEVICE_WRITE,
-	};
+	struct dma_buf_device_chain arg = { .fd = -1 };
 
 	return ioctl(buf, DMA_BUF_IOCTL_DEVICE_CHAIN, &arg) ? -errno : arg.fd;
 }
