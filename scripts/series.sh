@@ -108,6 +108,23 @@ cover_subject_and_text()
 	awk 'body && /^---$/ { exit } body { print } /^$/ { body = 1 }' "$cover"
 }
 
+# The text below a patch's "---" that format-patch --notes put there: the
+# "Notes:" block, unindented. git am drops it; keep it as the commit's
+# note so that export writes it again.
+restore_notes()
+{
+	local text
+
+	text=$(awk '
+		!body && /^---$/ { body = 1; next }
+		body == 1 && /^$/ { next }
+		body == 1 { if ($0 == "Notes:") { body = 2; next } exit }
+		body == 2 && /^    / { print substr($0, 5); next }
+		body == 2 && /^$/ { print ""; next }
+		body == 2 { exit }' "$1")
+	[ -z "$text" ] || git_tree notes add -f -m "$text" HEAD
+}
+
 # Apply patches/ on the current commit. If a patch does not apply, put
 # build/linux back at commit $1 and fail naming the patch.
 apply_series()
@@ -117,8 +134,12 @@ apply_series()
 	have_committer
 	old_desc=$(git_tree config "branch.$BRANCH.description" || true)
 	git_tree config "branch.$BRANCH.description" "$(cover_subject_and_text)"
+	git_tree config notes.rewriteRef refs/notes/commits
 	for patch in $(patch_files); do
-		out=$(git_tree am -q "$patch" 2>&1) && continue
+		if out=$(git_tree am -q "$patch" 2>&1); then
+			restore_notes "$patch"
+			continue
+		fi
 		out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
 		git_tree am --abort || true
 		git_tree reset -q --hard "$restore"
@@ -160,6 +181,7 @@ export_to()
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
 	git_tree format-patch -q --zero-commit --no-signature --numbered \
 		--no-thread --no-to --no-cc --no-signoff --no-add-header \
+		--notes=refs/notes/commits \
 		--abbrev=12 --subject-prefix="$SERIES_PREFIX" -o "$dir" base.."$BRANCH"
 	{
 		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
