@@ -28,7 +28,7 @@ export:
 check-exported:
 	@$(SCRIPTS)/series.sh check-exported
 
-## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc, MAINTAINERS)
+## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc, MAINTAINERS, rst, recipients, sparse; SEND=1: sender sign-off)
 check: tree
 	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 

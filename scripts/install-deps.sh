@@ -14,6 +14,8 @@ packages=(
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
 	# checkpatch's SPDX check (scripts/spdxcheck.py)
 	python3-ply python3-git
+	# make check: sparse on the touched files, docutils for the touched .rst
+	sparse python3-docutils
 	# kselftest install (rsync), boot
 	rsync qemu-system-arm
 )
@@ -24,12 +26,77 @@ for pkg in "${packages[@]}"; do
 	[ "$status" = "install ok installed" ] || missing+=("$pkg")
 done
 
-[ ${#missing[@]} -eq 0 ] && exit 0
+# Does sparse $1 know __typeof_unqual__? The kernel's headers use it for
+# sparse, and without it kbuild turns C=1/C=2 off with only a warning (the
+# test of the tree's scripts/checker-valid.sh).
+sparse_is_new_enough()
+{
+	local src status
 
-[ "$(id -u)" -eq 0 ] ||
-	die "missing packages: ${missing[*]}; install them (as root) and run again"
+	src=$(mktemp --suffix=.c)
+	printf 'static inline int u(const int *q)\n{\n\t__typeof_unqual__(*q) v = *q;\n\treturn v;\n}\n' >"$src"
+	status=$("$1" "$src" 2>&1 | awk -v c=0 '/error/ { c = 1 } END { print c }')
+	rm -f "$src"
+	[ "$status" = 0 ]
+}
 
-note "installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian 12's sparse 0.6.4 is too old for Linux 7.3, and the newer one in
+# unstable needs a newer libc. Build the sparse program of unstable's
+# source package once into the cache instead (check-series.sh looks
+# there first), with a private apt configuration as fetch-kernel.sh has.
+# A failure leaves the "sparse" row of make check to say so.
+build_sparse()
+{
+	local dir=$CACHE/sparse apt=$CACHE/sparse/apt mirror tarball
+
+	[ -x "$dir/sparse" ] && sparse_is_new_enough "$dir/sparse" && return 0
+	# shellcheck disable=SC2016 # apt-get's own $(...) fields
+	mirror=${DEBIAN_MIRROR:-$(apt-get indextargets --format '$(LABEL) $(REPO_URI)' |
+		awk '$1 == "Debian" { print $2; exit }')}
+	[ -n "$mirror" ] || { note "no Debian mirror to fetch sparse from; set DEBIAN_MIRROR"; return 1; }
+	note "building sparse from Debian unstable's source package into $dir"
+	rm -rf "$dir"
+	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/src"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
+		>"$apt/sources.list"
+	cat >"$apt/apt.conf" <<-CONF
+		Dir::State "$apt";
+		Dir::State::Lists "$apt/lists";
+		Dir::State::status "/dev/null";
+		Dir::Cache "$apt";
+		Dir::Cache::archives "$apt/archives";
+		Dir::Etc::SourceList "$apt/sources.list";
+		Dir::Etc::SourceParts "/nonexistent";
+		Dir::Etc::Preferences "$apt/preferences";
+		Dir::Etc::PreferencesParts "$apt/preferences.d";
+		Acquire::Languages "none";
+		APT::Sandbox::User "root";
+	CONF
+	# apt checks the source files against the signed Release file.
+	APT_CONFIG=$apt/apt.conf apt-get -qq update || return 1
+	(cd "$apt/src" && APT_CONFIG=$apt/apt.conf apt-get -qq source --download-only sparse) ||
+		return 1
+	# Upstream's source as is: Debian's patches only pin its own gcc.
+	tarball=$(find "$apt/src" -name 'sparse_*.orig.tar.*' | head -n 1)
+	[ -n "$tarball" ] || return 1
+	tar -xf "$tarball" -C "$apt/src" || return 1
+	make -C "$apt/src"/sparse-*/ -j"$JOBS" CC=gcc sparse >"$apt/build.log" 2>&1 ||
+		{ tail -n 20 "$apt/build.log" >&2; return 1; }
+	cp "$apt/src"/sparse-*/sparse "$dir/sparse"
+	basename "$tarball" >"$dir/version"
+	rm -rf "$apt/lists" "$apt/src"
+	sparse_is_new_enough "$dir/sparse"
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+	[ "$(id -u)" -eq 0 ] ||
+		die "missing packages: ${missing[*]}; install them (as root) and run again"
+
+	note "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+sparse_is_new_enough sparse || build_sparse ||
+	note "warning: no sparse that Linux $BASE_VERSION accepts; 'make check' will fail its sparse row"
