@@ -125,6 +125,18 @@ restore_notes()
 	[ -z "$text" ] || git_tree notes add -f -m "$text" HEAD
 }
 
+# Make the series branch one that b4 prep manages, with its cover letter
+# in the branch description (where export reads it) and its bookkeeping in
+# the git configuration, so that "b4 prep" and "b4 send" work on it
+# directly. b4 wants the base on a branch of its own.
+b4_prep_tracking()
+{
+	git_tree branch -f linux-base base
+	git_tree config "branch.$BRANCH.b4-prep-cover-strategy" branch-description
+	git_tree config "branch.$BRANCH.b4-tracking" \
+		"{\"series\": {\"revision\": $SERIES_REVISION, \"change-id\": \"$SERIES_CHANGE_ID\", \"base-branch\": \"linux-base\", \"prefixes\": [\"RFC\"]}}"
+}
+
 # Apply patches/ on the current commit. If a patch does not apply, put
 # build/linux back at commit $1 and fail naming the patch.
 apply_series()
@@ -151,6 +163,7 @@ apply_series()
 		die "patches/$(basename "$patch") does not apply on the base; build/linux is left as it was." \
 		    "Rebase the series in build/linux onto the base and run 'make export'."
 	done
+	b4_prep_tracking
 	export_sum >"$SYNCED"
 	[ "$(cat "$SYNCED")" = "$(dir_sum "$PATCHES")" ] ||
 		note "warning: exporting build/linux does not reproduce patches/ byte for byte" \
