@@ -86,6 +86,37 @@ run_kernel()
 		row "$kind-3g" "console clean" 0 1 0 "check-console.sh failed"
 }
 
+# The series' KUnit suites as reviewers run them: the tree's own kunit.py
+# builds a kernel from drivers/dma-buf/.kunitconfig in build/kunit/series
+# (out of tree: O= keeps build/linux clean) and boots it in its arm64 QEMU
+# VM (1 GiB, 1 CPU, all RAM below 4 GiB). PYTHONDONTWRITEBYTECODE keeps
+# kunit.py from leaving __pycache__ in the source tree.
+kunit_tool()
+{
+	PYTHONDONTWRITEBYTECODE=1 python3 "$TREE/tools/testing/kunit/kunit.py" run \
+		--arch=arm64 --cross_compile="$CROSS_COMPILE" \
+		--kunitconfig=drivers/dma-buf --build_dir="$1" --jobs="$JOBS" \
+		--timeout="${QEMU_TIMEOUT:-900}" ${KERNEL_ARGS:+--kernel_args="$KERNEL_ARGS"}
+}
+
+# A failed, crashed or unbuilt run fails the step; the suites' rows
+# ("kunit.py SUITE") come from kunit.py parse of its raw log, as for the
+# boots, and a suite of kunit/expected-suites that did not run fails.
+run_kunit_tool()
+{
+	local dir=$BUILD/kunit/series
+
+	mkdir -p "$dir"
+	rm -f "$dir/test.log"
+	step series kunit.py kunit_tool "$dir" || true
+	{
+		PYTHONDONTWRITEBYTECODE=1 "$ROOT/kunit/results.py" --kernel series \
+			--src "$TREE" --expect "$ROOT/kunit/expected-suites" \
+			--log "$logs/series-kunit.py-results.log" "$dir/test.log" |
+			sed -E 's/^([^\t]*)\tkunit( |\t)/\1\tkunit.py\2/' >>"$results"
+	} || row series kunit.py 0 1 0 "results.py failed"
+}
+
 if ! step setup install-deps "$ROOT/scripts/install-deps.sh" ||
    ! step setup tree "$ROOT/scripts/series.sh" tree; then
 	"$ROOT/scripts/report.sh" "$results"
@@ -99,6 +130,7 @@ if [ "${STATIC:-1}" != 0 ]; then
 fi
 for kind in "${kinds[@]}"; do
 	run_kernel "$kind"
+	[ "$kind" != series ] || run_kunit_tool
 done
 
 "$ROOT/scripts/report.sh" "$results"
