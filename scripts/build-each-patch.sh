@@ -1,38 +1,60 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Check that every patch of the series builds on its own: build the
-# series kernel's configuration at each commit of base..series in turn,
-# incrementally, in a worktree of its own (build/each-patch) and an output
-# directory of its own (build/out/each-patch). The objects of the C files
-# a patch touches that this configuration builds are then built again
-# with W=1 and must not warn. Prints one result row per patch.
+# Check that every patch of the series builds on its own, on two
+# architectures: at each commit of base..series in turn, incrementally, in
+# a worktree of its own (build/each-patch), build
+#  - arm64 with the series kernel's configuration (build/out/each-patch),
+#  - x86_64 with a small one: allnoconfig and the same fragments, which
+#    turn on every file the series touches that x86 builds
+#    (build/out/each-patch-x86_64).
+# The objects of the C files a patch touches that a configuration builds
+# are then built again with W=1 and must not warn. Prints one result row
+# per patch and architecture.
 
 . "$(dirname "$0")/common.sh"
 
 worktree=$BUILD/each-patch
-out=$BUILD/out/each-patch
 logs=$BUILD/logs/each-patch
 
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
-mkdir -p "$out" "$logs"
+mkdir -p "$logs"
 
-# Called as an "if" condition, where set -e does not apply: each step
-# returns on failure by itself.
-build_patch()
+# make for architecture $ARCH of build_arch; x86_64 builds with the host's
+# compiler.
+arch_make()
 {
-	local commit=$1 objects=() file warnings
+	if [ "$ARCH" = arm64 ]; then
+		kmake "$@"
+	else
+		make -s -j"$JOBS" ARCH="$ARCH" "$@"
+	fi
+}
 
-	worktree_at "$worktree" "$commit" || return 1
-	kconfig "$worktree" "$out" || return 1
-	kmake -C "$worktree" O="$out" Image || return 1
+# Build commit $1 (checked out in the worktree) for $ARCH into $2.
+build_arch()
+{
+	local commit=$1 out=$2 objects=() file warnings image fragments
+
+	mkdir -p "$out"
+	if [ "$ARCH" = arm64 ]; then
+		kconfig "$worktree" "$out" || return 1
+		image=Image
+	else
+		mapfile -t fragments < <(kernel_fragments)
+		cat "${fragments[@]}" >"$out/fragments.config"
+		arch_make -C "$worktree" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" \
+			allnoconfig || return 1
+		image=bzImage
+	fi
+	arch_make -C "$worktree" O="$out" "$image" || return 1
 	for file in $(git -C "$TREE" diff --name-only --diff-filter=AM \
 			"$commit^" "$commit" -- '*.c' ':!tools/'); do
 		file=${file%.c}.o
 		[ -f "$out/$(dirname "$file")/.$(basename "$file").cmd" ] && objects+=("$file")
 	done
 	[ ${#objects[@]} -gt 0 ] || return 0
-	warnings=$(kmake -C "$worktree" O="$out" W=1 "${objects[@]}" 2>&1) ||
+	warnings=$(arch_make -C "$worktree" O="$out" W=1 "${objects[@]}" 2>&1) ||
 		{ echo "$warnings"; return 1; }
 	echo "$warnings"
 	! grep -qi 'warning' <<<"$warnings"
@@ -42,11 +64,17 @@ n=0
 for commit in $(git -C "$TREE" rev-list --reverse base..series); do
 	n=$((n + 1))
 	subject=$(git -C "$TREE" log -1 --format=%s "$commit")
-	log=$logs/$(printf '%04d' "$n").log
-	if build_patch "$commit" >"$log" 2>&1; then
-		printf 'static\tbuilds: %s\t1\t0\t0\t\n' "$subject"
-	else
-		printf 'static\tbuilds: %s\t0\t1\t0\tsee %s\n' "$subject" "${log#"$ROOT"/}"
-	fi
+	worktree_at "$worktree" "$commit" || die "cannot check out $commit in $worktree"
+	for ARCH in arm64 x86_64; do
+		log=$logs/$(printf '%04d' "$n")-$ARCH.log
+		out=$BUILD/out/each-patch
+		[ "$ARCH" = arm64 ] || out=$BUILD/out/each-patch-$ARCH
+		if build_arch "$commit" "$out" >"$log" 2>&1; then
+			printf 'static\tbuilds (%s): %s\t1\t0\t0\t\n' "$ARCH" "$subject"
+		else
+			printf 'static\tbuilds (%s): %s\t0\t1\t0\tsee %s\n' "$ARCH" "$subject" \
+				"${log#"$ROOT"/}"
+		fi
+	done
 done
 [ "$n" -gt 0 ] || printf 'static\tbuilds: each patch\t0\t0\t1\tno patches yet\n'

@@ -84,3 +84,40 @@ kconfig()
 	cat "${fragments[@]}" >"$2/fragments.config"
 	kmake -C "$1" O="$2" KCONFIG_ALLCONFIG="$2/fragments.config" allnoconfig
 }
+
+# The Debian mirror of this machine's apt sources, or $DEBIAN_MIRROR.
+debian_mirror()
+{
+	if [ -n "${DEBIAN_MIRROR:-}" ]; then
+		echo "$DEBIAN_MIRROR"
+		return
+	fi
+	# shellcheck disable=SC2016 # apt-get's own $(...) fields
+	apt-get indextargets --format '$(LABEL) $(REPO_URI)' |
+		awk '$1 == "Debian" { print $2; exit }'
+}
+
+# Write into directory $1 an apt configuration of its own, whose only
+# source is the sources.list line $2; use it with APT_CONFIG=$1/apt.conf.
+# It leaves the machine's apt state alone, and apt still checks what it
+# fetches against the signed Release file.
+private_apt()
+{
+	local apt=$1
+
+	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/preferences.d"
+	echo "$2" >"$apt/sources.list"
+	cat >"$apt/apt.conf" <<-CONF
+		Dir::State "$apt";
+		Dir::State::Lists "$apt/lists";
+		Dir::State::status "/dev/null";
+		Dir::Cache "$apt";
+		Dir::Cache::archives "$apt/archives";
+		Dir::Etc::SourceList "$apt/sources.list";
+		Dir::Etc::SourceParts "/nonexistent";
+		Dir::Etc::Preferences "$apt/preferences";
+		Dir::Etc::PreferencesParts "$apt/preferences.d";
+		Acquire::Languages "none";
+		APT::Sandbox::User "root";
+	CONF
+}

@@ -19,16 +19,6 @@ if [ -f "$tarball" ]; then
 	exit 0
 fi
 
-debian_mirror()
-{
-	if [ -n "${DEBIAN_MIRROR:-}" ]; then
-		echo "$DEBIAN_MIRROR"
-		return
-	fi
-	apt-get indextargets --format '$(LABEL) $(REPO_URI)' |
-		awk '$1 == "Debian" { print $2; exit }'
-}
-
 fetch_deb()
 {
 	local apt=$CACHE/apt mirror candidate
@@ -37,22 +27,8 @@ fetch_deb()
 	[ -n "$mirror" ] ||
 		die "no Debian mirror in this machine's apt sources; set DEBIAN_MIRROR"
 
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/preferences.d"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $BASE_SUITE main" \
-		>"$apt/sources.list"
-	cat >"$apt/apt.conf" <<-CONF
-		Dir::State "$apt";
-		Dir::State::Lists "$apt/lists";
-		Dir::State::status "/dev/null";
-		Dir::Cache "$apt";
-		Dir::Cache::archives "$apt/archives";
-		Dir::Etc::SourceList "$apt/sources.list";
-		Dir::Etc::SourceParts "/nonexistent";
-		Dir::Etc::Preferences "$apt/preferences";
-		Dir::Etc::PreferencesParts "$apt/preferences.d";
-		Acquire::Languages "none";
-		APT::Sandbox::User "root";
-	CONF
+	private_apt "$apt" \
+		"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $BASE_SUITE main"
 	export APT_CONFIG=$apt/apt.conf
 
 	note "downloading $BASE_PACKAGE $BASE_PACKAGE_VERSION from $BASE_SUITE"

@@ -50,28 +50,13 @@ build_sparse()
 	local dir=$CACHE/sparse apt=$CACHE/sparse/apt mirror tarball
 
 	[ -x "$dir/sparse" ] && sparse_is_new_enough "$dir/sparse" && return 0
-	# shellcheck disable=SC2016 # apt-get's own $(...) fields
-	mirror=${DEBIAN_MIRROR:-$(apt-get indextargets --format '$(LABEL) $(REPO_URI)' |
-		awk '$1 == "Debian" { print $2; exit }')}
+	mirror=$(debian_mirror)
 	[ -n "$mirror" ] || { note "no Debian mirror to fetch sparse from; set DEBIAN_MIRROR"; return 1; }
 	note "building sparse from Debian unstable's source package into $dir"
 	rm -rf "$dir"
-	mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/src"
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main" \
-		>"$apt/sources.list"
-	cat >"$apt/apt.conf" <<-CONF
-		Dir::State "$apt";
-		Dir::State::Lists "$apt/lists";
-		Dir::State::status "/dev/null";
-		Dir::Cache "$apt";
-		Dir::Cache::archives "$apt/archives";
-		Dir::Etc::SourceList "$apt/sources.list";
-		Dir::Etc::SourceParts "/nonexistent";
-		Dir::Etc::Preferences "$apt/preferences";
-		Dir::Etc::PreferencesParts "$apt/preferences.d";
-		Acquire::Languages "none";
-		APT::Sandbox::User "root";
-	CONF
+	mkdir -p "$apt/src"
+	private_apt "$apt" \
+		"deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main"
 	# apt checks the source files against the signed Release file.
 	APT_CONFIG=$apt/apt.conf apt-get -qq update || return 1
 	(cd "$apt/src" && APT_CONFIG=$apt/apt.conf apt-get -qq source --download-only sparse) ||
