@@ -41,7 +41,7 @@ build_arch()
 		kconfig "$worktree" "$out" || return 1
 		image=Image
 	else
-		mapfile -t fragments < <(kernel_fragments)
+		mapfile -t fragments < <(kernel_fragments "$worktree")
 		cat "${fragments[@]}" >"$out/fragments.config"
 		arch_make -C "$worktree" O="$out" KCONFIG_ALLCONFIG="$out/fragments.config" \
 			allnoconfig || return 1

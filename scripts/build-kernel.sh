@@ -8,9 +8,12 @@
 #
 # "base" is the pristine base (tag "base" of build/linux, unpacked into
 # build/linux-base), "series" is build/linux with the series applied. The
-# configuration is allnoconfig plus the fragments of kernel-overlay/ and
-# kunit/; DEBUG=1 adds the debug fragment and builds into its own
-# directory. The results land in build/out/<kind>[-debug]/.
+# configuration is allnoconfig plus the fragments of kernel_fragments in
+# common.sh: the QEMU platform, the kselftests' config files, the board
+# fragment and the built-in KUnit suites; DEBUG=1 adds the debug fragment
+# and builds into its own directory. The results land in
+# build/out/<kind>[-debug]/: the kernel, its modules, the benchmark's
+# modules and the installed kselftests.
 #
 # The configuration is made again at every run, so that a Kconfig change
 # in the tree is checked against the fragments too; kbuild rebuilds only
@@ -51,8 +54,9 @@ if [ "$(cat "$out/.source-id" 2>/dev/null)" != "$source_id" ]; then
 	echo "$source_id" >"$out/.source-id"
 fi
 
-# Every option a fragment sets must survive, unless this tree does not
-# have it at all (the base lacks the series' own options).
+# Every option the fragments set must survive, as the last fragment that
+# names it sets it, unless this tree does not have it at all (the base
+# lacks the series' own options).
 check_config()
 {
 	local line sym bad=0
@@ -68,7 +72,8 @@ check_config()
 			note "$line from the fragments is not in the configuration"
 			bad=1
 		fi
-	done < <(grep -h '^CONFIG_' "$out/fragments.config")
+	done < <(awk -F= '/^CONFIG_/ { if (!($1 in last)) order[n++] = $1; last[$1] = $0 }
+		END { for (i = 0; i < n; i++) print last[order[i]] }' "$out/fragments.config")
 	[ "$bad" -eq 0 ] || die "the configuration fragments do not apply to $kind"
 }
 
@@ -76,24 +81,28 @@ note "configuring $(basename "$out")"
 kconfig "$src" "$out"
 check_config
 
-note "building $(basename "$out") kernel"
-kmake -C "$src" O="$out" Image
+note "building $(basename "$out") kernel and modules"
+kmake -C "$src" O="$out" Image modules
 
-# The benchmark's test-only module, built out of the source tree (bench/).
-note "building the benchmark module"
-kmake -C "$src" O="$out" modules
+# The benchmark's test-only modules, built out of the source tree (bench/).
+note "building the benchmark modules"
 kmake -C "$out" M="$ROOT/bench" MO="$out/bench" modules
 
 note "building kselftests: $selftests"
-rm -rf "$out/kselftest/kselftest_install"
+install=$out/kselftest/kselftest_install
+rm -rf "$install"
 kmake -C "$src" O="$out" TARGETS="$selftests" kselftest-install >/dev/null
 
 # The series' kselftests run on the base too, built from the series with
-# its uapi headers: the same binaries report what the base costs.
+# its uapi headers: the same binaries report what the base costs. They
+# join the kernel's own installation, list included. The series' tree is
+# not configured for $out/series-uapi, so its selftests' own make
+# installs them.
 note "building the series' kselftests: dmabuf-chain"
+chain=$out/series-uapi/kselftest/kselftest_install
+rm -rf "$chain"
 kmake -C "$TREE" O="$out/series-uapi" headers
-rm -rf "$out/dmabuf-chain"
-mkdir -p "$out/dmabuf-chain"
-make -s -C "$TREE/tools/testing/selftests/dmabuf-chain" ARCH=arm64 \
-	CROSS_COMPILE="$CROSS_COMPILE" OUTPUT="$out/dmabuf-chain" USERLDFLAGS=-static \
-	KHDR_INCLUDES="-isystem $out/series-uapi/usr/include"
+kmake -C "$TREE/tools/testing/selftests" O="$out/series-uapi" TARGETS=dmabuf-chain \
+	USERLDFLAGS=-static install >/dev/null
+cp -a "$chain/dmabuf-chain" "$install/"
+cat "$chain/kselftest-list.txt" >>"$install/kselftest-list.txt"

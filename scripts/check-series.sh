@@ -547,7 +547,7 @@ sparse_at()
 	local name=$1 commit=$2 fragments file objects=() missing=0 start=$SECONDS
 
 	git -C "$am_tree" checkout -q -f --detach "$commit" || return 1
-	mapfile -t fragments < <(DEBUG=0 kernel_fragments)
+	mapfile -t fragments < <(DEBUG=0 kernel_fragments "$am_tree")
 	cat "$am_tree/arch/arm64/configs/defconfig" "${fragments[@]}" >"$sparse_out/sparse.config"
 	kmake -C "$am_tree" O="$sparse_out" KCONFIG_ALLCONFIG="$sparse_out/sparse.config" \
 		alldefconfig >"$logs/sparse/$name-config.log" 2>&1 ||

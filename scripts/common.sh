@@ -66,11 +66,18 @@ kmake()
 	make -s -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" "$@"
 }
 
-# The configuration fragments of the QEMU test kernel, on top of
-# allnoconfig; with DEBUG=1 the debug one too.
+# The configuration fragments of the test kernel of source tree $1, in
+# the order they apply on top of allnoconfig (a later one overrides an
+# earlier one): the QEMU platform, the kselftest collections' own config
+# files (dmabuf-chain's from the series, whose kselftests run on both
+# kernels), the board fragment, which decides what is a module as on a
+# board, and the built-in KUnit suites; with DEBUG=1 the debug one too.
 kernel_fragments()
 {
 	echo "$ROOT/kernel-overlay/configs/qemu-arm64.config"
+	echo "$1/tools/testing/selftests/dmabuf-heaps/config"
+	echo "$TREE/tools/testing/selftests/dmabuf-chain/config"
+	echo "$ROOT/kernel-overlay/configs/board.config"
 	echo "$ROOT/kunit/qemu.config"
 	[ "${DEBUG:-0}" != 1 ] || echo "$ROOT/kernel-overlay/configs/debug.config"
 }
@@ -80,7 +87,7 @@ kconfig()
 {
 	local fragments
 
-	mapfile -t fragments < <(kernel_fragments)
+	mapfile -t fragments < <(kernel_fragments "$1")
 	cat "${fragments[@]}" >"$2/fragments.config"
 	kmake -C "$1" O="$2" KCONFIG_ALLCONFIG="$2/fragments.config" allnoconfig
 }

@@ -16,8 +16,8 @@ packages=(
 	python3-ply python3-git
 	# make check: sparse on the touched files, docutils for the touched .rst
 	sparse python3-docutils
-	# kselftest install (rsync), boot
-	rsync qemu-system-arm
+	# kselftest install (rsync), depmod for modules_install, boot
+	rsync kmod qemu-system-arm
 )
 
 missing=()

@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the test initramfs for a kernel built by scripts/build-kernel.sh:
-# the static init of init.c, the installed kselftests, the series'
-# device-chain kselftests and the benchmark.
+# Build the test initramfs for a kernel built by scripts/build-kernel.sh,
+# as the root file system of a board: Debian's busybox as the shell and
+# modprobe and its coreutils, the init script init.sh, the kernel's modules and the
+# benchmark's (modules_install, with depmod), and the kselftests as the
+# kernel installs them, with the benchmark as one more collection.
 #
 #   mkinitramfs.sh OUT_DIR
 #
@@ -21,25 +23,27 @@ root=$out/initramfs-root
 
 rm -rf "$root"
 mkdir -p "$root"
-"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
-	-o "$root/init" "$ROOT/selftests/init.c"
+# runner.sh needs coreutils' timeout (--foreground) and uses its stdbuf;
+# busybox --install leaves their commands alone.
+"$ROOT/scripts/fetch-debs.sh" arm64 "$root" busybox-static coreutils
+ln -s busybox "$root/usr/bin/sh"
+install -m 755 "$ROOT/selftests/init.sh" "$root/init"
+
+kmake -C "$out" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 modules_install
+kmake -C "$out" M="$ROOT/bench" MO="$out/bench" INSTALL_MOD_PATH="$root" \
+	INSTALL_MOD_STRIP=1 modules_install
+
 cp -a "$kselftests" "$root/kselftest"
 
 # The benchmark against the base runs as one more kselftest collection.
+# hop_bench loads its module from its own directory.
 bench=$root/kselftest/dmabuf-bench
 mkdir -p "$bench"
 "${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -I "$out/usr/include" \
 	-o "$bench/hop_bench" "$ROOT/bench/hop_bench.c"
-cp "$out/bench/dmabuf_hops.ko" "$bench/"
+cp "$out"/bench/*.ko "$bench/"
 echo "timeout=300" >"$bench/settings"
 echo "dmabuf-bench:hop_bench" >>"$root/kselftest/kselftest-list.txt"
-
-# The series' device-chain kselftests, built from the series for both
-# kernels by build-kernel.sh.
-chain=$root/kselftest/dmabuf-chain
-mkdir -p "$chain"
-cp "$out"/dmabuf-chain/{device_chain,v4l2_chain} "$TREE/tools/testing/selftests/dmabuf-chain/settings" "$chain/"
-printf 'dmabuf-chain:%s\n' device_chain v4l2_chain >>"$root/kselftest/kselftest-list.txt"
 
 cat >"$out/initramfs.list" <<LIST
 dir /dev 0755 0 0

@@ -1,75 +1,161 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Collect the kselftest TAP printed by the test init into result rows.
+"""Collect the TAP of run_kselftest.sh into result rows.
 
-Prints one tab-separated row per kselftest program: kernel, suite,
-passed, failed, skipped, note. The counts are those of the program's own
-subtests; a program that printed none counts as one test. A missing
-result (a crash or a timeout of the whole boot) is a failure.
+Prints tab-separated rows: kernel, suite, passed, failed, skipped, note.
+One row per kselftest program counts its own subtests that passed or
+failed (a program that printed none counts as one test), and each skip,
+of a program or of one of its subtests, has a row of its own with its
+reason. A missing result (a crash or a timeout of the whole boot) is a
+failure.
+
+With --expect, every test listed there for this kernel label and in a
+collection that --filter selected must pass: one that failed, skipped or
+did not run adds a failing row that names it.
+
+Why not kunit.py parse: run_kselftest.sh prints a program's own results
+"# "-prefixed, which KTAP (and so kunit.py parse) reads as diagnostic
+lines, not as subtests: it reports the programs alone, without their
+tests or the reasons of their skips. The kselftest helpers only write
+TAP (ktap_helpers.sh, ksft.py); none reads it.
 """
 
 import argparse
 import re
 
-PLAN = re.compile(r'^1\.\.(\d+)')
+PLAN = re.compile(r'^1\.\.(\d+)(?:\s*#\s*SKIP\s*(.*))?')
 RESULT = re.compile(r'^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$')
-SUBTEST = re.compile(r'^# (not )?ok \d+\b.*?(# SKIP.*)?$')
+SUBTEST = re.compile(r'^# (not )?ok \d+ (.*?)(?: # (SKIP|TODO)\b ?(.*))?$')
+SKIP_REASON = re.compile(r'^# .*\bSKIP\b\W*(.*)$')
 BAIL_OUT = re.compile(r'^Bail out!(.*)$')
+
+
+def read_expected(path, label):
+    """The tests required of this label: {"coll:prog": [subtest or None]}."""
+    required = {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if not line.strip() or line.startswith('#'):
+                continue
+            test, _, labels = line.partition('\t')
+            if label not in labels.split():
+                continue
+            program, _, subtest = test.partition(' ')
+            required.setdefault(program, []).append(subtest or None)
+    return required
+
+
+def selected(filt, collection):
+    if not filt:
+        return True
+    if filt == 'none':
+        return False
+    if filt.startswith('-'):
+        return collection != filt[1:]
+    return collection == filt
+
+
+def row(kernel, suite, passed, failed, skipped, note=''):
+    print(f'{kernel}\t{suite}\t{passed}\t{failed}\t{skipped}\t{note}')
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--kernel', required=True, help='label of the kernel')
+    parser.add_argument('--expect', help='tests that must pass (see the file)')
+    parser.add_argument('--filter', default='',
+                        help='the boot\'s kselftest.filter: which collections ran')
     parser.add_argument('tap', help='TAP file written by the test init')
     args = parser.parse_args()
+    k = args.kernel
 
-    planned = None
-    seen = 0
-    counts = [0, 0, 0]
     try:
         with open(args.tap, errors='replace') as f:
             lines = f.read().splitlines()
     except FileNotFoundError:
         lines = []
 
+    planned = None
+    plan_skip = None
+    seen = 0
+    # What each program and subtest came to: "pass", "fail" or "skip: why".
+    outcome = {}
+    subtests = []   # (name, outcome) of the program running now
+    output = []     # its "# " lines
     for line in lines:
         m = BAIL_OUT.match(line)
         if m:
-            print(f'{args.kernel}\tkselftest\t0\t1\t0\tbail out:{m.group(1)}')
+            row(k, 'kselftest', 0, 1, 0, f'bail out:{m.group(1)}')
             continue
         m = PLAN.match(line)
         if m and planned is None:
             planned = int(m.group(1))
+            plan_skip = m.group(2)
             continue
         m = SUBTEST.match(line)
         if m:
-            counts[2 if m.group(2) else 1 if m.group(1) else 0] += 1
+            failed, name, directive, why = m.groups()
+            state = ('skip: ' + why.strip() if directive == 'SKIP' else
+                     'fail' if failed else 'pass')
+            subtests.append((name.strip(), state))
+            continue
+        if line.startswith('#'):
+            output.append(line)
             continue
         m = RESULT.match(line)
         if not m:
             continue
         seen += 1
         failed, collection, name, directive = m.groups()
+        program = f'{collection}:{name}'
         note = directive.strip().lstrip('# ')
-        if not sum(counts):
-            counts[2 if 'SKIP' in directive else 1 if failed else 0] = 1
-        elif failed and not counts[1]:
-            counts[1] = 1
-        print(f'{args.kernel}\tkselftest {collection}:{name}\t'
-              f'{counts[0]}\t{counts[1]}\t{counts[2]}\t{note}')
-        counts = [0, 0, 0]
+        passed = sum(s == 'pass' for _, s in subtests)
+        nfailed = sum(s == 'fail' for _, s in subtests)
+        if 'SKIP' in directive and not failed:
+            why = next((SKIP_REASON.match(o).group(1) for o in reversed(output)
+                        if SKIP_REASON.match(o)), '')
+            outcome[program] = 'skip: ' + (why or 'the program exited with KSFT_SKIP')
+            row(k, f'kselftest {program}', 0, 0, 1, outcome[program][6:])
+        else:
+            if failed and not nfailed:
+                nfailed = 1
+            if not subtests and not failed:
+                passed = 1
+            outcome[program] = 'fail' if failed else 'pass'
+            if passed or nfailed or not subtests:
+                row(k, f'kselftest {program}', passed, nfailed, 0, note)
+        for sub, state in subtests:
+            key = f'{program} {sub}'
+            # A subtest that runs more than once passes only if each run does.
+            if outcome.get(key, 'pass') == 'pass':
+                outcome[key] = state
+            if state.startswith('skip'):
+                row(k, f'kselftest {program}: {sub}', 0, 0, 1, state[6:])
+        subtests, output = [], []
 
     if not lines:
-        problem = 'no TAP output; see the console log'
+        row(k, 'kselftest', 0, 1, 0, 'no TAP output; see the console log')
     elif planned is None:
-        problem = 'no TAP plan'
+        row(k, 'kselftest', 0, 1, 0, 'no TAP plan')
+    elif planned == 0 and plan_skip is not None:
+        row(k, 'kselftest', 0, 0, 1, plan_skip)
     elif planned == 0:
-        problem = 'no kselftest ran'
+        row(k, 'kselftest', 0, 1, 0, 'no kselftest ran')
     elif seen < planned:
-        problem = f'{planned - seen} of {planned} results missing'
-    else:
+        row(k, 'kselftest', 0, 1, 0, f'{planned - seen} of {planned} results missing')
+
+    if not args.expect:
         return
-    print(f'{args.kernel}\tkselftest\t0\t1\t0\t{problem}')
+    for program, subs in read_expected(args.expect, k).items():
+        if not selected(args.filter, program.split(':')[0]):
+            continue
+        for sub in subs:
+            key = f'{program} {sub}' if sub else program
+            state = outcome.get(key, 'did not run')
+            if state != 'pass':
+                row(k, f'required {program}' + (f': {sub}' if sub else ''),
+                    0, 1, 0, state)
 
 
 if __name__ == '__main__':

@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# init of the QEMU test initramfs, under Debian's busybox: mount what the
+# tests use, run the installed kselftests with their own run_kselftest.sh,
+# as on a board, and power off.
+#
+# The TAP goes to /dev/hvc0, a virtio console that the host writes to a
+# file of its own, so that kernel messages on the serial console cannot
+# interleave with it. A setup step that fails prints "Bail out!", which
+# fails the run.
+#
+# "kselftest.filter=COLLECTION" on the kernel command line runs one
+# collection only, "kselftest.filter=-COLLECTION" all others, and
+# "kselftest.filter=none" none.
+
+/bin/busybox --install -s
+mount -t devtmpfs devtmpfs /dev
+exec >/dev/hvc0 2>&1
+
+mount -t proc proc /proc &&
+mount -t sysfs sysfs /sys &&
+mount -t debugfs debugfs /sys/kernel/debug &&
+mount -t tracefs tracefs /sys/kernel/tracing &&
+mount -t tmpfs tmpfs /tmp ||
+	echo "Bail out! init: a mount failed"
+
+# What udev or mdev would add to devtmpfs: run_kselftest.sh logs to
+# /dev/stdout.
+ln -s /proc/self/fd /dev/fd
+ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout
+ln -s /proc/self/fd/2 /dev/stderr
+
+filter=
+read -r cmdline </proc/cmdline
+for arg in $cmdline; do
+	case "$arg" in
+	kselftest.filter=*) filter=${arg#kselftest.filter=} ;;
+	esac
+done
+
+cd /kselftest || echo "Bail out! no /kselftest"
+
+# run_kselftest.sh takes the collections to run or the tests to skip.
+args=
+case "$filter" in
+"") ;;
+-*) args=$(grep "^${filter#-}:" kselftest-list.txt | sed 's/^/-S /') ;;
+*) args="-c $filter" ;;
+esac
+
+# Upstream's dmabuf-heaps config asks for vgem, whose import test skips
+# without it, and nothing in the collection loads it: load it as a board
+# would at boot.
+case "$filter" in
+none | -dmabuf-heaps) ;;
+"" | dmabuf-heaps | -*) modprobe vgem || echo "Bail out! init: modprobe vgem failed" ;;
+esac
+
+if [ "$filter" = none ]; then
+	echo "TAP version 13"
+	echo "1..0 # SKIP kselftest.filter=none"
+else
+	# shellcheck disable=SC2086 # one word per option
+	./run_kselftest.sh $args
+fi
+
+# With kmemleak (DEBUG=1), scan once the last test's objects are older
+# than its minimum age (5 s); a leak is reported in the kernel log, which
+# scripts/check-console.sh reads.
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	sleep 6
+	echo scan >/sys/kernel/debug/kmemleak
+fi
+
+sync
+poweroff -f
