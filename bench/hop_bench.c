@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The benchmark against the base: the bytes of CPU cache maintenance a
- * frame costs when the CPU fills a heap buffer, N devices take it in turn
- * (dmabuf_hops.ko), and the CPU reads it back, and what a CPU access costs
- * while devices keep the buffer mapped. The same static binary runs on the
- * base and on the series.
+ * frame costs when the CPU fills a heap buffer, N devices of the test DMA
+ * engine (CONFIG_DMABUF_TEST_ENGINE; built out of tree for the base) take
+ * it in turn, each checking the data and writing its own, and the CPU
+ * reads it back, and what a CPU access costs while devices keep the buffer
+ * mapped. The same static binary runs on the base and on the series.
  *
  * The maintenance is counted by kprobe events on arm64's
  * arch_sync_dma_for_device() (a clean) and arch_sync_dma_for_cpu() (an
@@ -18,7 +19,7 @@
  *
  * Every case runs with devices that attach as before, and again with
  * devices that declare DMA_BUF_ATTACH_DEVICE_ONLY (series only; the base's
- * module answers EOPNOTSUPP and the case is skipped). Each prints its
+ * engine answers EOPNOTSUPP and the case is skipped). Each prints its
  * counts per frame and checks them:
  *   - N hops, without and inside a chain begun with
  *     DMA_BUF_IOCTL_DEVICE_CHAIN (series only): one clean and one
@@ -30,7 +31,7 @@
  *     writing: no invalidate on the base (its write-only hazard), one on
  *     the series, whose first patches fix it, with or without the flag.
  *
- * Usage: hop_bench [MODULE]   (default: dmabuf_hops.ko next to the binary)
+ * Usage: hop_bench   (loads the engine's module with devices=8 if absent)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,27 +44,16 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
 
+#include "test_engine.h"
+
 #define BUF_SIZE	(8u << 20)
 #define FRAMES		4
 #define TRACING		"/sys/kernel/tracing"
-#define HOPS_FILE	"/sys/kernel/debug/dmabuf_hops"
-
-/* The series' uapi, for building against the base's headers too. */
-#ifndef DMA_BUF_IOCTL_DEVICE_CHAIN
-struct dma_buf_device_chain {
-	uint32_t flags;
-	uint32_t out_flags;
-	int32_t fd;
-	uint32_t pad;
-	uint64_t reserved[2];
-};
-#define DMA_BUF_IOCTL_DEVICE_CHAIN	_IOWR(DMA_BUF_BASE, 4, struct dma_buf_device_chain)
-#endif
+#define MAX_DEVICES	8
 
 static const char * const heaps[] = { "system", "default_cma_region" };
 static bool have_tracepoint;
@@ -164,39 +154,12 @@ static void observer_take(struct counts *c)
 		die("clear trace", errno);
 }
 
-static int heap_alloc(const char *heap)
-{
-	struct dma_heap_allocation_data data = {
-		.len = BUF_SIZE,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[64];
-	int fd, ret;
-
-	snprintf(path, sizeof(path), "/dev/dma_heap/%s", heap);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = ioctl(fd, DMA_HEAP_IOCTL_ALLOC, &data);
-	close(fd);
-
-	return ret ? -errno : (int)data.fd;
-}
-
 static void cpu_sync(int buf, uint64_t flags)
 {
 	struct dma_buf_sync sync = { .flags = flags };
 
 	if (ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync))
 		die("DMA_BUF_IOCTL_SYNC", errno);
-}
-
-/* Begins a device chain; closing the returned fd ends it. Or -errno. */
-static int chain_begin(int buf)
-{
-	struct dma_buf_device_chain arg = { .fd = -1 };
-
-	return ioctl(buf, DMA_BUF_IOCTL_DEVICE_CHAIN, &arg) ? -errno : arg.fd;
 }
 
 static void result(bool ok, const char *fmt, ...)
@@ -227,17 +190,21 @@ static const char *kind(bool device_only)
 	return device_only ? "device-only" : "no opt-in";
 }
 
+/* The engine's file of the case under way, and its devices' handles. */
+static int engine = -1;
+static uint32_t handle[MAX_DEVICES];
+static unsigned int nr_devices;
+
 /*
- * A buffer from @heap, mapped, with @devices attached, device-only or not;
- * -1 if skipped.
+ * A buffer from @heap, mapped, with @devices engine devices attached,
+ * device-only or not; -1 if skipped.
  */
 static int case_open(const char *heap, unsigned int devices, bool device_only,
 		     uint8_t **map, const char *name)
 {
-	char cmd[48];
-	int buf, ret;
+	int buf, ret = 0;
 
-	buf = heap_alloc(heap);
+	buf = heap_alloc(heap, BUF_SIZE);
 	if (buf < 0) {
 		skip(heap, name, strerror(-buf));
 		return -1;
@@ -245,20 +212,25 @@ static int case_open(const char *heap, unsigned int devices, bool device_only,
 	*map = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, buf, 0);
 	if (*map == MAP_FAILED)
 		die("mmap", errno);
-	snprintf(cmd, sizeof(cmd), "attach %d %u%s", buf, devices,
-		 device_only ? " device-only" : "");
-	ret = write_str(HOPS_FILE, cmd, 0);
+	engine = open(ENGINE_FILE, O_RDWR | O_CLOEXEC);
+	if (engine < 0)
+		die(ENGINE_FILE, errno);
+	for (nr_devices = 0; nr_devices < devices && !ret; nr_devices++)
+		ret = engine_attach(engine, buf, nr_devices,
+				    device_only ? DMA_BUF_TE_ATTACH_DEVICE_ONLY : 0,
+				    &handle[nr_devices]);
 	if (ret == -EOPNOTSUPP && device_only) {
 		skip(heap, name, "no DMA_BUF_ATTACH_DEVICE_ONLY");
+		close(engine);
 		munmap(*map, BUF_SIZE);
 		close(buf);
 		return -1;
 	}
 	if (ret)
-		die(cmd, -ret);
+		die("DMA_BUF_TE_IOC_ATTACH", -ret);
 
 	if (has_chains < 0) {
-		ret = chain_begin(buf);
+		ret = chain_begin(buf, 0, NULL);
 		has_chains = ret != -ENOTTY;
 		if (has_chains && ret < 0)
 			die("DMA_BUF_IOCTL_DEVICE_CHAIN", -ret);
@@ -269,20 +241,57 @@ static int case_open(const char *heap, unsigned int devices, bool device_only,
 	return buf;
 }
 
+/* Closing the engine's file detaches its devices. */
 static void case_close(int buf, uint8_t *map)
 {
-	if (write_str(HOPS_FILE, "detach", 0))
-		die("detach", errno);
+	close(engine);
 	munmap(map, BUF_SIZE);
 	close(buf);
 }
 
-static void devices(const char *cmd)
+/* Every device maps the buffer DMA_BIDIRECTIONAL (@cmd MAP) or unmaps it. */
+static void devices(unsigned long cmd)
 {
-	int ret = write_str(HOPS_FILE, cmd, 0);
+	unsigned int i;
+	int ret;
 
-	if (ret)
-		die(cmd, -ret);
+	for (i = 0; i < nr_devices; i++) {
+		ret = engine_map(engine, cmd, handle[i], DMA_BUF_TE_BIDIRECTIONAL);
+		if (ret)
+			die("DMA_BUF_TE_IOC_MAP/UNMAP", -ret);
+	}
+}
+
+/*
+ * Every device in turn maps the buffer DMA_BIDIRECTIONAL, checks that it
+ * holds @seed's pattern, writes the next seed's, and unmaps it. Returns
+ * the last seed.
+ */
+static uint64_t run_hops(uint64_t seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr_devices; i++) {
+		struct dma_buf_te_job job = {
+			.op = DMA_BUF_TE_JOB_READ, .src = handle[i],
+		};
+
+		if (engine_map(engine, DMA_BUF_TE_IOC_MAP, handle[i],
+			       DMA_BUF_TE_BIDIRECTIONAL) ||
+		    engine_job(engine, &job))
+			die("engine read", errno);
+		if (job.checksum != pattern_checksum(seed, BUF_SIZE))
+			die("an engine device read stale data", EIO);
+		job = (struct dma_buf_te_job){
+			.op = DMA_BUF_TE_JOB_WRITE, .dst = handle[i],
+			.seed = ++seed,
+		};
+		if (engine_job(engine, &job) ||
+		    engine_map(engine, DMA_BUF_TE_IOC_UNMAP, handle[i], 0))
+			die("engine write", errno);
+	}
+
+	return seed;
 }
 
 /* On the series, the heap's tracepoint must report what the kprobes saw. */
@@ -327,20 +336,26 @@ static void run_pipeline(const char *heap, unsigned int hops, bool in_chain,
 
 	observer_take(&c);
 	for (frame = 1; frame <= FRAMES; frame++) {
+		uint64_t seed = frame << 8;
+		uint32_t *words = (uint32_t *)map;
+		size_t i;
+
 		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
-		memset(map, frame, BUF_SIZE);
+		for (i = 0; i < BUF_SIZE / sizeof(*words); i++)
+			words[i] = pattern_word(seed, i);
 		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
 
-		chain = in_chain ? chain_begin(buf) : -1;
+		chain = in_chain ? chain_begin(buf, 0, NULL) : -1;
 		if (in_chain && chain < 0)
 			die("DMA_BUF_IOCTL_DEVICE_CHAIN", -chain);
-		devices("hop");
+		seed = run_hops(seed);
 		if (in_chain)
 			close(chain);
 
 		cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_READ);
-		if (map[0] != frame || map[BUF_SIZE - 1] != frame)
-			die("the CPU's data did not survive the hops", EIO);
+		for (i = 0; i < BUF_SIZE / sizeof(*words); i++)
+			if (words[i] != pattern_word(seed, i))
+				die("the CPU read stale data", EIO);
 		cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_READ);
 	}
 	observer_take(&c);
@@ -377,13 +392,13 @@ static void run_cpu_access(const char *heap, bool device_only)
 				      "CPU access, no opt-in");
 	if (buf < 0)
 		return;
-	devices("map");
+	devices(DMA_BUF_TE_IOC_MAP);
 	observer_take(&c);
 	cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_RW);
 	map[0] = 1;
 	cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 	observer_take(&c);
-	devices("unmap");
+	devices(DMA_BUF_TE_IOC_UNMAP);
 
 	want = (uint64_t)(device_only ? 1 : CPU_ACCESS_DEVICES) * BUF_SIZE;
 	ok = tracepoint_agrees(&c) && c.cleaned == want &&
@@ -420,13 +435,13 @@ static void run_write_only(const char *heap, bool device_only)
 				      "write-only access, no opt-in");
 	if (buf < 0)
 		return;
-	devices("map");
+	devices(DMA_BUF_TE_IOC_MAP);
 	observer_take(&c);
 	cpu_sync(buf, DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE);
 	observer_take(&c);
 	map[1] = 1;
 	cpu_sync(buf, DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE);
-	devices("unmap");
+	devices(DMA_BUF_TE_IOC_UNMAP);
 
 	want = device_only || has_chains > 0 ? BUF_SIZE : 0;
 	ok = tracepoint_agrees(&c) && c.invalidated == want;
@@ -437,32 +452,20 @@ static void run_write_only(const char *heap, bool device_only)
 	case_close(buf, map);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
-	char module[512];
+	int loaded = module_require(ENGINE_MODULE,
+				    (const char *const[]){ "devices=8", NULL });
+	const char *missing = engine_missing(MAX_DEVICES);
 	unsigned int h, n, d;
-	int fd;
-
-	if (argc > 1) {
-		snprintf(module, sizeof(module), "%s", argv[1]);
-	} else {
-		ssize_t len = readlink("/proc/self/exe", module,
-				       sizeof(module) - 1);
-
-		if (len < 0)
-			die("readlink /proc/self/exe", errno);
-		module[len] = '\0';
-		strcpy(strrchr(module, '/') + 1, "dmabuf_hops.ko");
-	}
 
 	printf("TAP version 13\n1..%zu\n",
 	       sizeof(heaps) / sizeof(heaps[0]) * 2 *
 	       (sizeof(hop_counts) / sizeof(hop_counts[0]) * 2 + 2));
-
-	fd = open(module, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || syscall(SYS_finit_module, fd, "", 0))
-		die(module, errno);
-	close(fd);
+	if (missing) {
+		printf("Bail out! %s\n", missing);
+		return 1;
+	}
 	observer_setup();
 
 	for (h = 0; h < sizeof(heaps) / sizeof(heaps[0]); h++) {
@@ -479,7 +482,8 @@ int main(int argc, char **argv)
 	write_str(TRACING "/events/hopbench/enable", "0", 0);
 	write_str(TRACING "/events/dma_buf/dma_buf_maintenance/enable", "0", 0);
 	write_str(TRACING "/kprobe_events", "", O_TRUNC);
-	syscall(SYS_delete_module, "dmabuf_hops", 0);
+	if (loaded == 1)
+		module_release(ENGINE_MODULE);
 
 	return failed;
 }

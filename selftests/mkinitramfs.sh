@@ -35,13 +35,15 @@ kmake -C "$out" M="$ROOT/bench" MO="$out/bench" INSTALL_MOD_PATH="$root" \
 
 cp -a "$kselftests" "$root/kselftest"
 
-# The benchmark against the base runs as one more kselftest collection.
-# hop_bench loads its module from its own directory.
+# The benchmark against the base runs as one more kselftest collection,
+# built as the series' kselftests are (build-kernel.sh), with their test
+# engine helpers; it loads the engine's module with modprobe.
 bench=$root/kselftest/dmabuf-bench
 mkdir -p "$bench"
-"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror -I "$out/usr/include" \
+"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
+	-isystem "$out/series-uapi/usr/include" \
+	-I "$TREE/tools/testing/selftests/dmabuf-chain" \
 	-o "$bench/hop_bench" "$ROOT/bench/hop_bench.c"
-cp "$out"/bench/*.ko "$bench/"
 echo "timeout=300" >"$bench/settings"
 echo "dmabuf-bench:hop_bench" >>"$root/kselftest/kselftest-list.txt"
 
