@@ -6,7 +6,7 @@
 SCRIPTS := scripts
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series mutate clean distclean help
+	run-base run-series mutate compliance clean distclean help
 
 ## all: build the patched kernel, boot it and run its tests
 all:
@@ -56,6 +56,10 @@ run-base run-series: run-%:
 ## mutate: break the series on purpose, one kernel-overlay/mutations/ patch at a time, and show which test catches each
 mutate: tree
 	@$(SCRIPTS)/mutate.sh
+
+## compliance: v4l2-compliance -s on vivid, vim2m and vimc, base against series, side by side (build/compliance/compliance.md; not part of make test)
+compliance: kernels
+	@$(SCRIPTS)/v4l2-compliance.sh
 
 ## clean: remove the build outputs but keep build/linux
 clean:
