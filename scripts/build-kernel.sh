@@ -87,6 +87,9 @@ kmake -C "$src" O="$out" Image modules
 # The base lacks the series' test DMA engine: bench/ builds the series'
 # own source against it, out of tree (see bench/Kbuild).
 note "building the benchmark modules"
+# Built afresh: kbuild does not rebuild an external module's
+# .module-common.o, which holds the vermagic, when the configuration changes.
+rm -rf "$out/bench"
 kmake -C "$out" M="$ROOT/bench" MO="$out/bench" SERIES_TREE="$TREE" modules
 
 note "building kselftests: $selftests"

@@ -128,3 +128,24 @@ private_apt()
 		APT::Sandbox::User "root";
 	CONF
 }
+
+# The result rows (build/results.tsv format) of one boot of
+# selftests/run-qemu.sh with tag $4 (none for the default): KUnit from the
+# console log, the kselftests' TAP against selftests/expected-results, and
+# the console's cleanliness. $1 labels the kernel, $2 is its source tree,
+# $3 its output directory; KSELFTEST_FILTER as given to the boot. Step
+# logs go to $5.
+boot_results()
+{
+	local kind=$1 src=$2 out=$3 suffix=${4:+-$4} logs=$5
+
+	"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
+		--expect "$ROOT/kunit/expected-suites" \
+		--log "$logs/$kind$suffix-kunit.log" "$out/console$suffix.log" ||
+		printf '%s\tkunit\t0\t1\t0\tresults.py failed\n' "$kind"
+	"$ROOT/selftests/tap.py" --kernel "$kind" --filter="${KSELFTEST_FILTER:-}" \
+		--expect "$ROOT/selftests/expected-results" "$out/kselftest$suffix.tap" ||
+		printf '%s\tkselftest\t0\t1\t0\ttap.py failed\n' "$kind"
+	"$ROOT/scripts/check-console.sh" "$kind" "$out/console$suffix.log" ||
+		printf '%s\tconsole clean\t0\t1\t0\tcheck-console.sh failed\n' "$kind"
+}

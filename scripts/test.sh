@@ -45,45 +45,16 @@ step()
 
 run_kernel()
 {
-	local kind=$1 out src=$TREE filter
+	local kind=$1 out src=$TREE
 
 	out=$(kernel_out "$kind")
 	[ "$kind" = series ] || src=$BUILD/linux-base
 	step "$kind" build "$ROOT/scripts/build-kernel.sh" "$kind" || return 0
 	step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" "$out" || return 0
-	# KUnit and every kselftest but dmabuf-chain, with RAM above 4 GiB
-	# so that 32-bit devices bounce through swiotlb.
-	case "${KSELFTEST_FILTER:-}" in
-	"") filter=-dmabuf-chain ;;
-	dmabuf-chain) filter=none ;;
-	*) filter=$KSELFTEST_FILTER ;;
-	esac
-	KSELFTEST_FILTER=$filter step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" || true
-	"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
-		--expect "$ROOT/kunit/expected-suites" \
-		--log "$logs/$kind-kunit.log" "$out/console.log" >>"$results" ||
-		row "$kind" kunit 0 1 0 "results.py failed"
-	"$ROOT/selftests/tap.py" --kernel "$kind" --filter="$filter" \
-		--expect "$ROOT/selftests/expected-results" "$out/kselftest.tap" >>"$results" ||
-		row "$kind" kselftest 0 1 0 "tap.py failed"
-	"$ROOT/scripts/check-console.sh" "$kind" "$out/console.log" >>"$results" ||
-		row "$kind" "console clean" 0 1 0 "check-console.sh failed"
-
-	# dmabuf-chain: V4L2's virtual drivers have 32-bit DMA masks, which
-	# reach all of 3 GiB of RAM (it starts at 1 GiB), so they never bounce.
-	# The tests load the drivers with the options they need.
-	case "${KSELFTEST_FILTER:-dmabuf-chain}" in
-	dmabuf-chain) ;;
-	*) return 0 ;;
-	esac
-	QEMU_MEM=3G KSELFTEST_FILTER=dmabuf-chain \
-	KERNEL_ARGS="kunit.enable=0 ${KERNEL_ARGS:-}" \
-		step "$kind" boot-3g "$ROOT/selftests/run-qemu.sh" "$out" 3g || true
-	"$ROOT/selftests/tap.py" --kernel "$kind-3g" --filter=dmabuf-chain \
-		--expect "$ROOT/selftests/expected-results" "$out/kselftest-3g.tap" >>"$results" ||
-		row "$kind-3g" kselftest 0 1 0 "tap.py failed"
-	"$ROOT/scripts/check-console.sh" "$kind-3g" "$out/console-3g.log" >>"$results" ||
-		row "$kind-3g" "console clean" 0 1 0 "check-console.sh failed"
+	# KUnit, then every kselftest, with RAM above 4 GiB as on most boards:
+	# 32-bit devices may bounce, and the tests see where they do.
+	step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" || true
+	boot_results "$kind" "$src" "$out" "" "$logs" >>"$results"
 }
 
 # The series' KUnit suites as reviewers run them: the tree's own kunit.py
