@@ -40,8 +40,8 @@ for kind in "${kinds[@]}"; do
 	cp "$out/arch/arm64/boot/Image" "$out/.config" "$work/$kind/"
 	# Drivers built as modules go into the initramfs under /lib/modules.
 	if grep -q '^CONFIG_VIDEO_VIVID=m' "$out/.config"; then
-		kmake -C "$out" INSTALL_MOD_PATH="$work/$kind/modules" INSTALL_MOD_STRIP=1 \
-			modules_install
+		kmake -C "$out" O="$out" INSTALL_MOD_PATH="$work/$kind/modules" \
+			INSTALL_MOD_STRIP=1 modules_install
 	fi
 done
 
