@@ -87,8 +87,10 @@ def main():
     for label in labels:
         b, s = base.get(label), series.get(label)
         node, _, option = label.partition(' -')
-        same = (b is not None and s is not None and b.finished and s.finished
-                and counts(b) == counts(s) and b.tests == s.tests)
+        same = (b is not None and s is not None
+                and b.finished and s.finished
+                and b.totals is not None and s.totals is not None
+                and b.totals == s.totals and b.tests == s.tests)
         differs |= not same
         print(f'| {node} | -{option} | {counts(b)} | {counts(s)} | '
               f'{"yes" if same else "**no**"} |')

@@ -38,9 +38,11 @@ for kind in "${kinds[@]}"; do
 	[ -f "$out/arch/arm64/boot/Image" ] || die "no $kind kernel in $out; run make kernels first"
 	mkdir -p "$work/$kind"
 	cp "$out/arch/arm64/boot/Image" "$out/.config" "$work/$kind/"
-	# Drivers built as modules go into the initramfs under /lib/modules.
+	# Drivers built as modules go into the initramfs under /usr/lib/modules:
+	# a /lib directory there would replace the merged-/usr link to the
+	# programs' loader.
 	if grep -q '^CONFIG_VIDEO_VIVID=m' "$out/.config"; then
-		kmake -C "$out" O="$out" INSTALL_MOD_PATH="$work/$kind/modules" \
+		kmake -C "$out" O="$out" INSTALL_MOD_PATH="$work/$kind/modules/usr" \
 			INSTALL_MOD_STRIP=1 modules_install
 	fi
 done
