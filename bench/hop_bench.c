@@ -462,8 +462,9 @@ int main(void)
 	printf("TAP version 13\n1..%zu\n",
 	       sizeof(heaps) / sizeof(heaps[0]) * 2 *
 	       (sizeof(hop_counts) / sizeof(hop_counts[0]) * 2 + 2));
-	if (missing) {
-		printf("Bail out! %s\n", missing);
+	if (loaded == -EIO || missing) {
+		printf("Bail out! %s\n",
+		       loaded == -EIO ? "modprobe " ENGINE_MODULE " failed" : missing);
 		return 1;
 	}
 	observer_setup();
