@@ -29,31 +29,23 @@ load vivid n_devs=2 allocators=1,0
 load vimc allocator=1
 load vim2m
 
-# The /dev node of the video device the driver named $1.
-node()
+# The /dev node of the device in sysfs directory glob $1 whose attribute
+# $2 reads $3.
+dev_node()
 {
-	for dev in /sys/class/video4linux/video*; do
-		if [ "$(cat "$dev/name")" = "$1" ]; then
+	for dev in $1; do
+		if [ "$(cat "$dev/$2")" = "$3" ]; then
 			echo "/dev/${dev##*/}"
 			return
 		fi
 	done
-	echo "### no video node named $1" >&2
+	echo "### no device with $2 $3" >&2
 	echo /dev/null
 }
 
-# The /dev node of the media device whose model is $1.
-media()
-{
-	for dev in /sys/bus/media/devices/media*; do
-		if [ "$(cat "$dev/model")" = "$1" ]; then
-			echo "/dev/${dev##*/}"
-			return
-		fi
-	done
-	echo "### no media device $1" >&2
-	echo /dev/null
-}
+# The video node the driver named $1; the media device of model $1.
+node() { dev_node '/sys/class/video4linux/video*' name "$1"; }
+media() { dev_node '/sys/bus/media/devices/media*' model "$1"; }
 
 run()
 {

@@ -55,13 +55,7 @@ install -m 0755 "$ROOT/scripts/v4l2-compliance-guest.sh" "$root/compliance.sh"
 # gen_initramfs.sh runs usr/gen_init_cpio from its working directory;
 # build it from the tree rather than depend on a kernel's output.
 cc -O2 -o "$work/usr/gen_init_cpio" "$TREE/usr/gen_init_cpio.c"
-cat >"$work/initramfs.list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-dir /proc 0755 0 0
-dir /sys 0755 0 0
-dir /tmp 1777 0 0
-LIST
+initramfs_list "$work/initramfs.list"
 
 boot()
 {

@@ -47,13 +47,7 @@ mkdir -p "$bench"
 echo "timeout=300" >"$bench/settings"
 echo "dmabuf-bench:hop_bench" >>"$root/kselftest/kselftest-list.txt"
 
-cat >"$out/initramfs.list" <<LIST
-dir /dev 0755 0 0
-nod /dev/console 0600 0 0 c 5 1
-dir /proc 0755 0 0
-dir /sys 0755 0 0
-dir /tmp 1777 0 0
-LIST
+initramfs_list "$out/initramfs.list"
 
 # gen_initramfs.sh runs usr/gen_init_cpio from the output directory.
 (cd "$out" && "$TREE/usr/gen_initramfs.sh" -o initramfs.cpio -u squash -g squash \
