@@ -156,10 +156,10 @@ static void observer_take(struct counts *c)
 
 static void cpu_sync(int buf, uint64_t flags)
 {
-	struct dma_buf_sync sync = { .flags = flags };
+	int ret = buf_sync(buf, flags);
 
-	if (ioctl(buf, DMA_BUF_IOCTL_SYNC, &sync))
-		die("DMA_BUF_IOCTL_SYNC", errno);
+	if (ret)
+		die("DMA_BUF_IOCTL_SYNC", -ret);
 }
 
 static void result(bool ok, const char *fmt, ...)
