@@ -6,11 +6,11 @@
 SCRIPTS := scripts
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series mutate compliance clean distclean help
+	run-base run-series bench mutate compliance clean distclean help
 
-## all: build the patched kernel, boot it and run its tests
+## all: build, boot and test the base and the series kernels, and show what the series buys (the benchmark's headline)
 all:
-	@STATIC=0 $(SCRIPTS)/test.sh series
+	@STATIC=0 $(SCRIPTS)/test.sh
 
 ## test: static checks, then build, boot and test the base and the series
 test:
@@ -53,6 +53,10 @@ kernels: tree
 run-base run-series: run-%:
 	@STATIC=0 $(SCRIPTS)/test.sh $*
 
+## bench: boot the base and the series with the benchmark alone; build/bench/results.{csv,md}, maintenance.svg (Documentation/benchmarks.md)
+bench: tree
+	@$(SCRIPTS)/bench.sh
+
 ## mutate: break the series on purpose, one kernel-overlay/mutations/ patch at a time, and show which test catches each
 mutate: tree
 	@$(SCRIPTS)/mutate.sh
@@ -63,7 +67,7 @@ compliance: kernels
 
 ## clean: remove the build outputs but keep build/linux
 clean:
-	rm -rf build/out build/logs build/linux-base build/am-check build/each-patch build/*.tsv
+	rm -rf build/out build/logs build/bench build/linux-base build/am-check build/each-patch build/*.tsv
 	-git -C build/linux worktree prune 2>/dev/null
 
 ## distclean: remove build/ entirely (refused while build/linux has unexported work)

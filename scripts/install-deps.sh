@@ -18,6 +18,8 @@ packages=(
 	sparse python3-docutils
 	# kselftest install (rsync), depmod for modules_install, boot
 	rsync kmod qemu-system-arm
+	# the benchmark's plot
+	gnuplot-nox
 )
 
 missing=()

@@ -5,6 +5,9 @@
 #
 #   test.sh [KIND...]   KIND is base or series (default: both)
 #
+# When both kernels ran, the benchmark's rows of their boots
+# (dmabuf-chain:chain_bench) are compared by bench/report.py into
+# build/bench/, and its headline ends the output.
 # STATIC=0 skips the static checks of the series. Every step adds result
 # rows (kernel, suite, passed, failed, skipped, note) to build/results.tsv;
 # the report at the end sums them, and the exit status is non-zero if
@@ -88,6 +91,20 @@ run_kunit_tool()
 	} || row series kunit.py 0 1 0 "results.py failed"
 }
 
+# The series' promises against the base, on the benchmark's rows of both
+# boots; the same report as make bench's.
+bench_report()
+{
+	local log=$logs/bench-report.log
+
+	if "$ROOT/bench/report.py" --base "$(kernel_out base)/kselftest.tap" \
+		--series "$(kernel_out series)/kselftest.tap" --out "$BUILD/bench" >"$log" 2>&1; then
+		row series "chain_bench against the base" 1 0 0 ""
+	else
+		row series "chain_bench against the base" 0 1 0 "see ${log#"$ROOT"/}"
+	fi
+}
+
 if ! step setup install-deps "$ROOT/scripts/install-deps.sh" ||
    ! step setup tree "$ROOT/scripts/series.sh" tree; then
 	"$ROOT/scripts/report.sh" "$results"
@@ -103,5 +120,15 @@ for kind in "${kinds[@]}"; do
 	run_kernel "$kind"
 	[ "$kind" != series ] || run_kunit_tool
 done
+[ "${#kinds[@]}" -lt 2 ] || bench_report
 
-"$ROOT/scripts/report.sh" "$results"
+status=0
+"$ROOT/scripts/report.sh" "$results" || status=$?
+headline=$BUILD/bench/headline.md
+if [ "${#kinds[@]}" -ge 2 ] && [ -s "$headline" ]; then
+	echo
+	cat "$headline"
+	echo
+	echo "All rows, the plot and the method: build/bench/results.md, Documentation/benchmarks.md"
+fi
+exit "$status"

@@ -3,9 +3,10 @@
 #
 # Build the test initramfs for a kernel built by scripts/build-kernel.sh,
 # as the root file system of a board: Debian's busybox as the shell and
-# modprobe and its coreutils, the init script init.sh, the kernel's modules and the
-# benchmark's (modules_install, with depmod), and the kselftests as the
-# kernel installs them, with the benchmark as one more collection.
+# modprobe and its coreutils, the init script init.sh, the kernel's
+# modules and, for the base, the test engine's (bench/Kbuild;
+# modules_install, with depmod), and the kselftests as the kernel installs
+# them.
 #
 #   mkinitramfs.sh OUT_DIR
 #
@@ -34,18 +35,6 @@ kmake -C "$out" M="$ROOT/bench" MO="$out/bench" INSTALL_MOD_PATH="$root" \
 	INSTALL_MOD_STRIP=1 modules_install
 
 cp -a "$kselftests" "$root/kselftest"
-
-# The benchmark against the base runs as one more kselftest collection,
-# built as the series' kselftests are (build-kernel.sh), with their test
-# engine helpers; it loads the engine's module with modprobe.
-bench=$root/kselftest/dmabuf-bench
-mkdir -p "$bench"
-"${CROSS_COMPILE}gcc" -static -O2 -Wall -Wextra -Werror \
-	-isystem "$out/series-uapi/usr/include" \
-	-I "$TREE/tools/testing/selftests/dmabuf-chain" \
-	-o "$bench/hop_bench" "$ROOT/bench/hop_bench.c"
-echo "timeout=300" >"$bench/settings"
-echo "dmabuf-bench:hop_bench" >>"$root/kselftest/kselftest-list.txt"
 
 initramfs_list "$out/initramfs.list"
 

@@ -10,7 +10,7 @@ reason. A missing result (a crash or a timeout of the whole boot) is a
 failure.
 
 With --expect, every test listed there for this kernel label and in a
-collection that --filter selected must pass: one that failed, skipped or
+collection or program that --filter selected must pass: one that failed, skipped or
 did not run adds a failing row that names it.
 
 Why not kunit.py parse: run_kselftest.sh prints a program's own results
@@ -46,14 +46,16 @@ def read_expected(path, label):
     return required
 
 
-def selected(filt, collection):
+def selected(filt, program):
+    """Whether kselftest.filter @filt ran @program, COLLECTION:PROGRAM."""
+    collection = program.split(':')[0]
     if not filt:
         return True
     if filt == 'none':
         return False
     if filt.startswith('-'):
         return collection != filt[1:]
-    return collection == filt
+    return filt in (collection, program)
 
 
 def row(kernel, suite, passed, failed, skipped, note=''):
@@ -65,7 +67,7 @@ def main():
     parser.add_argument('--kernel', required=True, help='label of the kernel')
     parser.add_argument('--expect', help='tests that must pass (see the file)')
     parser.add_argument('--filter', default='',
-                        help='the boot\'s kselftest.filter: which collections ran')
+                        help='the boot\'s kselftest.filter: which collections or programs ran')
     parser.add_argument('tap', help='TAP file written by the test init')
     args = parser.parse_args()
     k = args.kernel
@@ -148,7 +150,7 @@ def main():
     if not args.expect:
         return
     for program, subs in read_expected(args.expect, k).items():
-        if not selected(args.filter, program.split(':')[0]):
+        if not selected(args.filter, program):
             continue
         for sub in subs:
             key = f'{program} {sub}' if sub else program

@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The benchmark's results, base against series, from one boot of each.
+
+    report.py --base TAP --series TAP --out DIR
+
+Reads the "csv," lines that the dmabuf-chain kselftest chain_bench prints
+in the kselftest TAP of each kernel and writes to DIR:
+
+  results.csv      every row of both kernels, with the ratio to the
+                   physical minimum and to v7.3 (the base's unflagged row)
+  results.md       the headline and, per scenario, the 8 MiB system-heap
+                   rows against N
+  headline.md      the headline table alone, which make and make bench print
+  maintenance.svg  bytes cleaned + invalidated per frame against N, one
+                   panel per scenario, drawn by gnuplot (and .png, to look at)
+
+and checks what the series promises, on every row of every heap and size:
+a device-only row is at the minimum (ratio 1.00), and an unflagged row of
+the series costs what the base's does, in bytes, sync calls and maps.
+Exits non-zero, naming the rows, when one does not, or a row is missing.
+
+Bytes and counts are the result. The program's time per frame is, under
+QEMU's TCG, instruction work and not a cache cost: results.csv calls it
+tcg_work_us, and no table shows it.
+"""
+
+import argparse
+import csv
+import os
+import re
+import subprocess
+import sys
+
+KEY = ("scenario", "heap", "size", "n")
+SCENARIOS = {
+    "S1-devices": "S1 per-job mapping, devices only",
+    "S1-cpu": "S1 per-job mapping, CPU fill + N hops + CPU read",
+    "S2-every": "S2 persistent mapping, CPU every frame",
+    "S2-every4": "S2 persistent mapping, CPU every 4th frame",
+    "S2-never": "S2 persistent mapping, CPU never",
+    "S4": "S4 CPU access with N attachments mapped",
+    "S5": "S5 mixed: S1-cpu, second device coherent",
+}
+# The headline: each main scenario at N = 4, 8 MiB, system heap.
+HEADLINE_N, HEADLINE_SIZE, HEADLINE_HEAP = 4, 8 << 20, "system"
+PLOT_SIZE, PLOT_HEAP = 8 << 20, "system"
+MIB = float(1 << 20)
+
+
+def read_rows(path, kernel):
+    """The rows of chain_bench's "csv," lines in kselftest TAP @path."""
+    header, rows = None, []
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(r"\bcsv,(.*)$", line.rstrip("\n"))
+            if not m:
+                continue
+            fields = m.group(1).split(",")
+            if header is None:
+                if fields[0] != "scenario":
+                    sys.exit(f"{path}: a csv row before the header")
+                header = fields
+                continue
+            if len(fields) != len(header):
+                sys.exit(f"{path}: malformed csv row: {m.group(1)}")
+            row = dict(zip(header, fields))
+            row["kernel"] = kernel
+            for k in ("size", "n", "cleaned", "invalidated", "min_cleaned",
+                      "min_invalidated"):
+                row[k] = int(row[k])
+            for k in ("syncs", "maps", "frame_us"):
+                row[k] = float(row[k])
+            rows.append(row)
+    if not rows:
+        sys.exit(f"{path}: no chain_bench rows: did dmabuf-chain:chain_bench run?")
+    return rows
+
+
+def total(row):
+    return row["cleaned"] + row["invalidated"]
+
+
+def ratio(value, reference):
+    if reference == 0:
+        return 1.0 if value == 0 else float("inf")
+    return value / reference
+
+
+def fmt_ratio(r):
+    return "inf" if r == float("inf") else f"{r:.2f}"
+
+
+def check(rows, base):
+    """What the series must show; a list of failures."""
+    failures = []
+    series = [r for r in rows if r["kernel"] == "series"]
+    for r in series:
+        key = tuple(r[k] for k in KEY)
+        name = f"{r['scenario']} {r['heap']} {r['size'] >> 20}MiB n={r['n']} {r['variant']}"
+        if r["variant"] == "device-only":
+            if (r["cleaned"], r["invalidated"]) != (r["min_cleaned"], r["min_invalidated"]):
+                failures.append(f"{name}: {r['cleaned']} + {r['invalidated']} bytes, "
+                                f"the minimum is {r['min_cleaned']} + {r['min_invalidated']}")
+            continue
+        b = base.get(key)
+        if b is None:
+            failures.append(f"{name}: no base row")
+        elif any(r[k] != b[k] for k in ("cleaned", "invalidated", "syncs", "maps")):
+            failures.append(f"{name}: {r['cleaned']} + {r['invalidated']} bytes, "
+                            f"{r['syncs']} syncs, {r['maps']} maps; v7.3: "
+                            f"{b['cleaned']} + {b['invalidated']}, {b['syncs']}, {b['maps']}")
+    variants = {r["variant"] for r in series}
+    if variants != {"unflagged", "device-only"}:
+        failures.append(f"series rows of variants {sorted(variants)}, not both")
+    if not base:
+        failures.append("no base rows")
+    return failures
+
+
+def write_csv(path, rows, base):
+    cols = ["kernel", "scenario", "heap", "size", "n", "variant", "cleaned",
+            "invalidated", "syncs", "maps", "min_cleaned", "min_invalidated",
+            "ratio_to_min", "ratio_to_v7.3", "tcg_work_us"]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for r in rows:
+            b = base.get(tuple(r[k] for k in KEY))
+            w.writerow([r["kernel"], r["scenario"], r["heap"], r["size"], r["n"],
+                        r["variant"], r["cleaned"], r["invalidated"],
+                        f"{r['syncs']:.2f}", f"{r['maps']:.2f}", r["min_cleaned"],
+                        r["min_invalidated"],
+                        fmt_ratio(ratio(total(r), r["min_cleaned"] + r["min_invalidated"])),
+                        fmt_ratio(ratio(total(r), total(b))) if b else "",
+                        f"{r['frame_us']:.0f}"])
+
+
+def lookup(rows, kernel, variant, scenario, heap, size, n):
+    for r in rows:
+        if (r["kernel"], r["variant"], r["scenario"], r["heap"], r["size"],
+                r["n"]) == (kernel, variant, scenario, heap, size, n):
+            return r
+    return None
+
+
+def mib(row, prefix=""):
+    """MiB cleaned + invalidated of @row, or its minimum's with @prefix."""
+    if not row:
+        return "-"
+    return (f"{row[prefix + 'cleaned'] / MIB:g} + "
+            f"{row[prefix + 'invalidated'] / MIB:g}")
+
+
+def table(rows, heap, size, pairs):
+    """Markdown rows of (scenario, n) pairs."""
+    out = ["| scenario | N | v7.3 | series, unflagged | series, device-only | "
+           "minimum | device-only / minimum | device-only / v7.3 | "
+           "sync calls, v7.3 / device-only | maps, v7.3 / device-only |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for scenario, n in pairs:
+        b = lookup(rows, "base", "unflagged", scenario, heap, size, n)
+        u = lookup(rows, "series", "unflagged", scenario, heap, size, n)
+        d = lookup(rows, "series", "device-only", scenario, heap, size, n)
+        to_min = (fmt_ratio(ratio(total(d), d["min_cleaned"] + d["min_invalidated"]))
+                  if d else "-")
+        to_base = fmt_ratio(ratio(total(d), total(b))) if b and d else "-"
+        syncs = f"{b['syncs']:g} / {d['syncs']:g}" if b and d else "-"
+        maps = f"{b['maps']:g} / {d['maps']:g}" if b and d else "-"
+        out.append(f"| {scenario} | {n} | {mib(b)} | {mib(u)} | {mib(d)} | "
+                   f"{mib(b or u, 'min_')} | {to_min} | {to_base} | {syncs} | {maps} |")
+    return out
+
+
+def headline(rows):
+    pairs = [(s, HEADLINE_N) for s in SCENARIOS]
+    return ([f"MiB cleaned + MiB invalidated per frame, {HEADLINE_SIZE >> 20} MiB "
+             f"{HEADLINE_HEAP}-heap buffer, N = {HEADLINE_N} devices "
+             "(make bench; dmabuf-chain:chain_bench):", ""] +
+            table(rows, HEADLINE_HEAP, HEADLINE_SIZE, pairs))
+
+
+def same_ratios_across_heaps(rows):
+    """Whether every heap and size has the system heap's 8 MiB ratios."""
+    ref = {}
+    for r in rows:
+        if r["heap"] == PLOT_HEAP and r["size"] == PLOT_SIZE:
+            ref[(r["kernel"], r["variant"], r["scenario"], r["n"])] = total(r) / r["size"]
+    heaps = sorted({r["heap"] for r in rows})
+    ok = all(ref.get((r["kernel"], r["variant"], r["scenario"], r["n"])) ==
+             total(r) / r["size"] for r in rows)
+    return ok, heaps
+
+
+def write_md(path, rows, failures, svg):
+    ok, heaps = same_ratios_across_heaps(rows)
+    lines = ["# chain_bench: base against series", ""] + headline(rows) + [""]
+    lines.append(f"Heaps: {', '.join(heaps)}; sizes 1 MiB and 8 MiB; "
+                 f"{len(rows)} rows in results.csv. " +
+                 ("Every heap and size costs the same in buffer sizes as the "
+                  "8 MiB system-heap rows below." if ok else
+                  "Heaps or sizes differ in buffer sizes: see results.csv."))
+    lines.append("")
+    lines.append("Rules checked on every row: " +
+                 ("all hold (device-only rows at the minimum, unflagged "
+                  "rows of the series equal to v7.3 in bytes, syncs and maps)."
+                  if not failures else f"{len(failures)} rows fail:"))
+    lines += [f"- {f}" for f in failures]
+    lines += ["", f"Plot: {svg}", ""]
+    for s, title in SCENARIOS.items():
+        lines += [f"## {title}", ""]
+        lines += table(rows, PLOT_HEAP, PLOT_SIZE, [(s, n) for n in range(1, 9)])
+        lines.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def plot(out, rows):
+    """maintenance.svg and .png through gnuplot; one panel per scenario."""
+    series = [("base", "unflagged", "v7.3"),
+              ("series", "unflagged", "series, unflagged"),
+              ("series", "device-only", "series, device-only (chain)"),
+              (None, None, "minimum")]
+    dat = os.path.join(out, "maintenance.dat")
+    with open(dat, "w") as f:
+        for s in SCENARIOS:
+            f.write(f"# {s}\n")
+            for n in range(1, 9):
+                cols = [str(n)]
+                for kernel, variant, _ in series[:3]:
+                    r = lookup(rows, kernel, variant, s, PLOT_HEAP, PLOT_SIZE, n)
+                    cols.append(f"{total(r) / MIB:g}" if r else "NaN")
+                r = lookup(rows, "base", "unflagged", s, PLOT_HEAP, PLOT_SIZE, n)
+                cols.append(f"{(r['min_cleaned'] + r['min_invalidated']) / MIB:g}"
+                            if r else "NaN")
+                f.write(" ".join(cols) + "\n")
+            f.write("\n\n")
+    # The minimum last, black and dashed, over the device-only line it meets.
+    styles = ["lc rgb '#8e44ad' lw 4 pt 7", "lc rgb '#27ae60' lw 2 dt 2 pt 6",
+              "lc rgb '#2e86c1' lw 4 pt 5 ps 1.2", "lc rgb 'black' lw 1.5 dt 3 pt 0"]
+    script = []
+    for term, name in (("svg size 1400,700 dynamic font 'sans,11'", "maintenance.svg"),
+                       ("pngcairo size 1400,700 font 'sans,10'", "maintenance.png")):
+        script += [f"set terminal {term}", f"set output '{os.path.join(out, name)}'",
+                   "set multiplot layout 2,4 title 'MiB cleaned + invalidated per "
+                   f"frame, {PLOT_SIZE >> 20} MiB {PLOT_HEAP}-heap buffer "
+                   "(kprobes on arch\\_sync\\_dma\\_for\\_*; make bench)'",
+                   "set xlabel 'N'", "set xrange [0.5:8.5]", "set xtics 1",
+                   "set grid", "set key top left font ',8'"]
+        for i, s in enumerate(SCENARIOS):
+            top = max([total(r) / MIB for r in rows if r["scenario"] == s and
+                       r["heap"] == PLOT_HEAP and r["size"] == PLOT_SIZE] + [0])
+            script.append(f"set yrange [0:{max(top * 1.15, 1):g}]")
+            plots = [f"'{dat}' index {i} using 1:{c + 2} with linespoints "
+                     f"{styles[c]} title '{label}'"
+                     for c, (_, _, label) in enumerate(series)]
+            script += [f"set title '{s}'", "plot " + ", ".join(plots)]
+        script += ["unset multiplot", "set output"]
+    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
+    return os.path.join(out, "maintenance.svg")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--base", required=True)
+    p.add_argument("--series", required=True)
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+
+    rows = read_rows(args.base, "base") + read_rows(args.series, "series")
+    base = {tuple(r[k] for k in KEY): r for r in rows
+            if r["kernel"] == "base" and r["variant"] == "unflagged"}
+    os.makedirs(args.out, exist_ok=True)
+    failures = check(rows, base)
+    write_csv(os.path.join(args.out, "results.csv"), rows, base)
+    svg = plot(args.out, rows)
+    write_md(os.path.join(args.out, "results.md"), rows, failures, svg)
+    with open(os.path.join(args.out, "headline.md"), "w") as f:
+        f.write("\n".join(headline(rows)) + "\n")
+    for f in failures:
+        print(f"report.py: {f}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The body of "make bench": build the base and the series kernels, boot
+# each once with only the benchmark, the dmabuf-chain kselftest
+# chain_bench, and compare them with bench/report.py into build/bench/:
+# results.csv, results.md, headline.md and maintenance.svg. Prints the
+# headline; fails if a row breaks the series' promises (see report.py) or
+# a boot's console is not clean.
+
+. "$(dirname "$0")/common.sh"
+
+dir=$BUILD/bench
+mkdir -p "$dir"
+for kind in base series; do
+	out=$(kernel_out "$kind")
+	note "$kind: build"
+	"$ROOT/scripts/build-kernel.sh" "$kind" >"$dir/$kind-build.log" 2>&1 ||
+		die "building $kind failed: see ${dir#"$ROOT"/}/$kind-build.log"
+	"$ROOT/selftests/mkinitramfs.sh" "$out" >"$dir/$kind-initramfs.log" 2>&1 ||
+		die "the $kind initramfs failed: see ${dir#"$ROOT"/}/$kind-initramfs.log"
+	note "$kind: boot, dmabuf-chain:chain_bench only"
+	KSELFTEST_FILTER=dmabuf-chain:chain_bench KERNEL_ARGS=kunit.enable=0 \
+		"$ROOT/selftests/run-qemu.sh" "$out" bench >"$dir/$kind-boot.log" 2>&1 ||
+		die "booting $kind failed: see ${dir#"$ROOT"/}/$kind-boot.log"
+	cp "$out/kselftest-bench.tap" "$dir/$kind.tap"
+	row=$("$ROOT/scripts/check-console.sh" "$kind" "$out/console-bench.log")
+	[ "$(cut -f4 <<<"$row")" = 0 ] ||
+		die "$kind's console is not clean: see ${out#"$ROOT"/}/console-bench.log"
+done
+
+status=0
+"$ROOT/bench/report.py" --base "$dir/base.tap" --series "$dir/series.tap" \
+	--out "$dir" || status=$?
+cat "$dir/headline.md"
+note "results: ${dir#"$ROOT"/}/results.md, results.csv, maintenance.svg"
+exit "$status"
