@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The benchmark's results, base against series, from one boot of each.
 
-    report.py --base TAP --series TAP --out DIR
+    report.py --base TAP --series TAP --out DIR [--board]
 
 Reads the "csv," lines that the dmabuf-chain kselftest chain_bench prints
 in the kselftest TAP of each kernel and writes to DIR:
@@ -22,7 +22,8 @@ Exits non-zero, naming the rows, when one does not, or a row is missing.
 
 Bytes and counts are the result. The program's time per frame is, under
 QEMU's TCG, instruction work and not a cache cost: results.csv calls it
-tcg_work_us, and no table shows it.
+tcg_work_us, and no table shows it. With --board, for TAP files of a
+board, it is the board's time per frame, board_frame_us.
 """
 
 import argparse
@@ -118,10 +119,10 @@ def check(rows, base):
     return failures
 
 
-def write_csv(path, rows, base):
+def write_csv(path, rows, base, time_col):
     cols = ["kernel", "scenario", "heap", "size", "n", "variant", "cleaned",
             "invalidated", "syncs", "maps", "min_cleaned", "min_invalidated",
-            "ratio_to_min", "ratio_to_v7.3", "tcg_work_us"]
+            "ratio_to_min", "ratio_to_v7.3", time_col]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -265,6 +266,8 @@ def main():
     p.add_argument("--base", required=True)
     p.add_argument("--series", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--board", action="store_true",
+                   help="the TAP files come from a board: times are real")
     args = p.parse_args()
 
     rows = read_rows(args.base, "base") + read_rows(args.series, "series")
@@ -272,7 +275,8 @@ def main():
             if r["kernel"] == "base" and r["variant"] == "unflagged"}
     os.makedirs(args.out, exist_ok=True)
     failures = check(rows, base)
-    write_csv(os.path.join(args.out, "results.csv"), rows, base)
+    write_csv(os.path.join(args.out, "results.csv"), rows, base,
+              "board_frame_us" if args.board else "tcg_work_us")
     svg = plot(args.out, rows)
     write_md(os.path.join(args.out, "results.md"), rows, failures, svg)
     with open(os.path.join(args.out, "headline.md"), "w") as f:
