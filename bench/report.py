@@ -2,32 +2,36 @@
 # SPDX-License-Identifier: GPL-2.0
 """The benchmark's results, base against series, from one boot of each.
 
-    report.py --base TAP --series TAP --out DIR [--board]
+    report.py --base TAP --series TAP --out DIR
 
-Reads the "csv," lines that the dmabuf-chain kselftest chain_bench prints
-in the kselftest TAP of each kernel and writes to DIR:
+Reads the "csv," lines that the dmabuf-chain kselftests chain_bench and
+v4l2_chain (S3, its pool tests) print in the kselftest TAP of each kernel
+and writes to DIR:
 
   results.csv      every row of both kernels, with the ratio to the
                    physical minimum and to v7.3 (the base's unflagged row)
   results.md       the headline and, per scenario, the 8 MiB system-heap
-                   rows against N
+                   rows against N (S3: its 921,600-byte CMA buffers)
   headline.md      the headline table alone, which make and make bench print
   maintenance.svg  bytes cleaned + invalidated per frame against N, one
                    panel per scenario, drawn by gnuplot (and .png, to look at)
 
 and checks what the series promises, on every row of every heap and size:
 a device-only row is at the minimum (ratio 1.00), and an unflagged row of
-the series costs what the base's does, in bytes, sync calls and maps.
-Exits non-zero, naming the rows, when one does not, or a row is missing.
+the series costs what the base's does, in bytes, sync calls and maps; and
+that every base row costs what v7.3's rule, as the program tallied it,
+requires. Exits non-zero, naming the rows, when one does not, or when a
+row is missing or appears twice. The rows' own tests (TAP ok/not ok) are
+selftests/tap.py's to check.
 
 Bytes and counts are the result. The program's time per frame is, under
-QEMU's TCG, instruction work and not a cache cost: results.csv calls it
-tcg_work_us, and no table shows it. With --board, for TAP files of a
-board, it is the board's time per frame, board_frame_us.
+QEMU's TCG and with the observer's probes armed, instruction work and not
+a cache cost: results.csv calls it tcg_work_us, and no table shows it.
 """
 
 import argparse
 import csv
+from collections import Counter
 import os
 import re
 import subprocess
@@ -40,13 +44,19 @@ SCENARIOS = {
     "S2-every": "S2 persistent mapping, CPU every frame",
     "S2-every4": "S2 persistent mapping, CPU every 4th frame",
     "S2-never": "S2 persistent mapping, CPU never",
+    "S3": "S3 rotating pool, N buffers through vivid's output queue (vb2)",
     "S4": "S4 CPU access with N attachments mapped",
     "S5": "S5 mixed: S1-cpu, second device coherent",
 }
-# The headline: each main scenario at N = 4, 8 MiB, system heap.
-HEADLINE_N, HEADLINE_SIZE, HEADLINE_HEAP = 4, 8 << 20, "system"
+# The tables and the plot show the 8 MiB system-heap rows of a scenario
+# that has them (all but S3); the headline each scenario at N = 4.
 PLOT_SIZE, PLOT_HEAP = 8 << 20, "system"
+HEADLINE_N = 4
 MIB = float(1 << 20)
+# The rows chain_bench prints per heap, and v4l2_chain's one of S3.
+BENCH_SIZES = (1 << 20, 8 << 20)
+BENCH_N = range(1, 9)
+S3_KEY = ("S3", "default_cma_region", 921600, 4)
 
 
 def read_rows(path, kernel):
@@ -58,17 +68,20 @@ def read_rows(path, kernel):
             if not m:
                 continue
             fields = m.group(1).split(",")
-            if header is None:
-                if fields[0] != "scenario":
-                    sys.exit(f"{path}: a csv row before the header")
+            # Each program prints the header before its rows.
+            if fields[0] == "scenario":
+                if header not in (None, fields):
+                    sys.exit(f"{path}: two different csv headers")
                 header = fields
                 continue
+            if header is None:
+                sys.exit(f"{path}: a csv row before the header")
             if len(fields) != len(header):
                 sys.exit(f"{path}: malformed csv row: {m.group(1)}")
             row = dict(zip(header, fields))
             row["kernel"] = kernel
             for k in ("size", "n", "cleaned", "invalidated", "min_cleaned",
-                      "min_invalidated"):
+                      "min_invalidated", "v7.3_cleaned", "v7.3_invalidated"):
                 row[k] = int(row[k])
             for k in ("syncs", "maps", "frame_us"):
                 row[k] = float(row[k])
@@ -92,9 +105,34 @@ def fmt_ratio(r):
     return "inf" if r == float("inf") else f"{r:.2f}"
 
 
+def expected_rows(rows):
+    """(kernel, variant, key) of every row both runs must have printed."""
+    heaps = {r["heap"] for r in rows if r["scenario"] != "S3"}
+    want = {("base", "unflagged", S3_KEY), ("series", "device-only", S3_KEY)}
+    for s in SCENARIOS:
+        if s == "S3":
+            continue
+        for key in ((s, h, z, n) for h in heaps for z in BENCH_SIZES for n in BENCH_N):
+            want |= {("base", "unflagged", key), ("series", "unflagged", key),
+                     ("series", "device-only", key)}
+    return want
+
+
 def check(rows, base):
     """What the series must show; a list of failures."""
     failures = []
+    seen = Counter((r["kernel"], r["variant"], tuple(r[k] for k in KEY)) for r in rows)
+    for row, count in sorted(seen.items()):
+        if count > 1:
+            failures.append(f"{row}: printed {count} times")
+    for row in sorted(expected_rows(rows) - set(seen)):
+        failures.append(f"{row}: missing")
+    for r in rows:
+        if r["kernel"] == "base" and (r["cleaned"], r["invalidated"]) != \
+                (r["v7.3_cleaned"], r["v7.3_invalidated"]):
+            failures.append(f"base {r['scenario']} {r['heap']} {r['size']} n={r['n']}: "
+                            f"{r['cleaned']} + {r['invalidated']} bytes, v7.3's rule "
+                            f"{r['v7.3_cleaned']} + {r['v7.3_invalidated']}")
     series = [r for r in rows if r["kernel"] == "series"]
     for r in series:
         key = tuple(r[k] for k in KEY)
@@ -111,18 +149,13 @@ def check(rows, base):
             failures.append(f"{name}: {r['cleaned']} + {r['invalidated']} bytes, "
                             f"{r['syncs']} syncs, {r['maps']} maps; v7.3: "
                             f"{b['cleaned']} + {b['invalidated']}, {b['syncs']}, {b['maps']}")
-    variants = {r["variant"] for r in series}
-    if variants != {"unflagged", "device-only"}:
-        failures.append(f"series rows of variants {sorted(variants)}, not both")
-    if not base:
-        failures.append("no base rows")
     return failures
 
 
-def write_csv(path, rows, base, time_col):
+def write_csv(path, rows, base):
     cols = ["kernel", "scenario", "heap", "size", "n", "variant", "cleaned",
             "invalidated", "syncs", "maps", "min_cleaned", "min_invalidated",
-            "ratio_to_min", "ratio_to_v7.3", time_col]
+            "ratio_to_min", "ratio_to_v7.3", "tcg_work_us"]
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -137,6 +170,21 @@ def write_csv(path, rows, base, time_col):
                         f"{r['frame_us']:.0f}"])
 
 
+def where(rows, scenario):
+    """The heap and size a scenario's tables and plot show."""
+    for r in rows:
+        if (r["scenario"], r["heap"], r["size"]) == (scenario, PLOT_HEAP, PLOT_SIZE):
+            return PLOT_HEAP, PLOT_SIZE
+    for r in rows:
+        if r["scenario"] == scenario:
+            return r["heap"], r["size"]
+    return PLOT_HEAP, PLOT_SIZE
+
+
+def ns(rows, scenario):
+    return sorted({r["n"] for r in rows if r["scenario"] == scenario})
+
+
 def lookup(rows, kernel, variant, scenario, heap, size, n):
     for r in rows:
         if (r["kernel"], r["variant"], r["scenario"], r["heap"], r["size"],
@@ -145,21 +193,27 @@ def lookup(rows, kernel, variant, scenario, heap, size, n):
     return None
 
 
+def short(x):
+    """@x with up to two decimals."""
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
 def mib(row, prefix=""):
     """MiB cleaned + invalidated of @row, or its minimum's with @prefix."""
     if not row:
         return "-"
-    return (f"{row[prefix + 'cleaned'] / MIB:g} + "
-            f"{row[prefix + 'invalidated'] / MIB:g}")
+    return (f"{short(row[prefix + 'cleaned'] / MIB)} + "
+            f"{short(row[prefix + 'invalidated'] / MIB)}")
 
 
-def table(rows, heap, size, pairs):
-    """Markdown rows of (scenario, n) pairs."""
-    out = ["| scenario | N | v7.3 | series, unflagged | series, device-only | "
+def table(rows, pairs):
+    """Markdown rows of (scenario, n) pairs, at where() the scenario is."""
+    out = ["| scenario | N | v7.3 | series, unflagged | series, device-only in a chain | "
            "minimum | device-only / minimum | device-only / v7.3 | "
            "sync calls, v7.3 / device-only | maps, v7.3 / device-only |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for scenario, n in pairs:
+        heap, size = where(rows, scenario)
         b = lookup(rows, "base", "unflagged", scenario, heap, size, n)
         u = lookup(rows, "series", "unflagged", scenario, heap, size, n)
         d = lookup(rows, "series", "device-only", scenario, heap, size, n)
@@ -175,10 +229,13 @@ def table(rows, heap, size, pairs):
 
 def headline(rows):
     pairs = [(s, HEADLINE_N) for s in SCENARIOS]
-    return ([f"MiB cleaned + MiB invalidated per frame, {HEADLINE_SIZE >> 20} MiB "
-             f"{HEADLINE_HEAP}-heap buffer, N = {HEADLINE_N} devices "
-             "(make bench; dmabuf-chain:chain_bench):", ""] +
-            table(rows, HEADLINE_HEAP, HEADLINE_SIZE, pairs))
+    return ([f"MiB cleaned + MiB invalidated per frame, {PLOT_SIZE >> 20} MiB "
+             f"{PLOT_HEAP}-heap buffer, N = {HEADLINE_N} devices; S3: "
+             f"{HEADLINE_N} buffers of 921,600 bytes from the CMA heap. "
+             "Device-only importers run in a device chain that lasts the run. "
+             "Base and series booted in one run (dmabuf-chain:chain_bench, "
+             "v4l2_chain):", ""] +
+            table(rows, pairs))
 
 
 def same_ratios_across_heaps(rows):
@@ -189,7 +246,8 @@ def same_ratios_across_heaps(rows):
             ref[(r["kernel"], r["variant"], r["scenario"], r["n"])] = total(r) / r["size"]
     heaps = sorted({r["heap"] for r in rows})
     ok = all(ref.get((r["kernel"], r["variant"], r["scenario"], r["n"])) ==
-             total(r) / r["size"] for r in rows)
+             total(r) / r["size"] for r in rows
+             if where(rows, r["scenario"]) == (PLOT_HEAP, PLOT_SIZE))
     return ok, heaps
 
 
@@ -203,14 +261,17 @@ def write_md(path, rows, failures, svg):
                   "Heaps or sizes differ in buffer sizes: see results.csv."))
     lines.append("")
     lines.append("Rules checked on every row: " +
-                 ("all hold (device-only rows at the minimum, unflagged "
-                  "rows of the series equal to v7.3 in bytes, syncs and maps)."
-                  if not failures else f"{len(failures)} rows fail:"))
+                 ("all hold (every row printed once, the base's rows at "
+                  "v7.3's rule, the series' device-only rows at the minimum "
+                  "and its unflagged rows equal to the base's in bytes, sync "
+                  "calls and maps)." if not failures else
+                  f"{len(failures)} fail:"))
     lines += [f"- {f}" for f in failures]
     lines += ["", f"Plot: {svg}", ""]
     for s, title in SCENARIOS.items():
-        lines += [f"## {title}", ""]
-        lines += table(rows, PLOT_HEAP, PLOT_SIZE, [(s, n) for n in range(1, 9)])
+        heap, size = where(rows, s)
+        lines += [f"## {title}", "", f"{heap} heap, {size:,}-byte buffers.", ""]
+        lines += table(rows, [(s, n) for n in ns(rows, s)])
         lines.append("")
     with open(path, "w") as f:
         f.write("\n".join(lines))
@@ -225,13 +286,15 @@ def plot(out, rows):
     dat = os.path.join(out, "maintenance.dat")
     with open(dat, "w") as f:
         for s in SCENARIOS:
+            heap, size = where(rows, s)
             f.write(f"# {s}\n")
             for n in range(1, 9):
                 cols = [str(n)]
                 for kernel, variant, _ in series[:3]:
-                    r = lookup(rows, kernel, variant, s, PLOT_HEAP, PLOT_SIZE, n)
+                    r = lookup(rows, kernel, variant, s, heap, size, n)
                     cols.append(f"{total(r) / MIB:g}" if r else "NaN")
-                r = lookup(rows, "base", "unflagged", s, PLOT_HEAP, PLOT_SIZE, n)
+                r = (lookup(rows, "base", "unflagged", s, heap, size, n) or
+                     lookup(rows, "series", "device-only", s, heap, size, n))
                 cols.append(f"{(r['min_cleaned'] + r['min_invalidated']) / MIB:g}"
                             if r else "NaN")
                 f.write(" ".join(cols) + "\n")
@@ -245,20 +308,27 @@ def plot(out, rows):
         script += [f"set terminal {term}", f"set output '{os.path.join(out, name)}'",
                    "set multiplot layout 2,4 title 'MiB cleaned + invalidated per "
                    f"frame, {PLOT_SIZE >> 20} MiB {PLOT_HEAP}-heap buffer "
-                   "(kprobes on arch\\_sync\\_dma\\_for\\_*; make bench)'",
+                   "(kprobes on arch\\_sync\\_dma\\_for\\_*)'",
                    "set xlabel 'N'", "set xrange [0.5:8.5]", "set xtics 1",
                    "set grid", "set key top left font ',8'"]
         for i, s in enumerate(SCENARIOS):
+            heap, size = where(rows, s)
             top = max([total(r) / MIB for r in rows if r["scenario"] == s and
-                       r["heap"] == PLOT_HEAP and r["size"] == PLOT_SIZE] + [0])
-            script.append(f"set yrange [0:{max(top * 1.15, 1):g}]")
+                       r["heap"] == heap and r["size"] == size] + [0])
+            # Room above the points for the key.
+            script.append(f"set yrange [0:{max(top * 1.5, 1):g}]")
             plots = [f"'{dat}' index {i} using 1:{c + 2} with linespoints "
                      f"{styles[c]} title '{label}'"
                      for c, (_, _, label) in enumerate(series)]
-            script += [f"set title '{s}'", "plot " + ", ".join(plots)]
+            title = s if (heap, size) == (PLOT_HEAP, PLOT_SIZE) else \
+                f"{s}: {size:,}-byte {heap} buffers"
+            script += [f"set title '{title}' noenhanced", "plot " + ", ".join(plots)]
         script += ["unset multiplot", "set output"]
-    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
-    return os.path.join(out, "maintenance.svg")
+    try:
+        subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        sys.exit(f"report.py: gnuplot failed: {e}")
+    return "maintenance.svg"
 
 
 def main():
@@ -266,8 +336,6 @@ def main():
     p.add_argument("--base", required=True)
     p.add_argument("--series", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--board", action="store_true",
-                   help="the TAP files come from a board: times are real")
     args = p.parse_args()
 
     rows = read_rows(args.base, "base") + read_rows(args.series, "series")
@@ -275,8 +343,7 @@ def main():
             if r["kernel"] == "base" and r["variant"] == "unflagged"}
     os.makedirs(args.out, exist_ok=True)
     failures = check(rows, base)
-    write_csv(os.path.join(args.out, "results.csv"), rows, base,
-              "board_frame_us" if args.board else "tcg_work_us")
+    write_csv(os.path.join(args.out, "results.csv"), rows, base)
     svg = plot(args.out, rows)
     write_md(os.path.join(args.out, "results.md"), rows, failures, svg)
     with open(os.path.join(args.out, "headline.md"), "w") as f:

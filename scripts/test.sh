@@ -56,7 +56,7 @@ run_kernel()
 	step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" "$out" || return 0
 	# KUnit, then every kselftest, with RAM above 4 GiB as on most boards:
 	# 32-bit devices may bounce, and the tests see where they do.
-	step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" || true
+	step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" && booted+=("$kind") || true
 	boot_results "$kind" "$src" "$out" "" "$logs" >>"$results"
 }
 
@@ -102,6 +102,7 @@ bench_report()
 		row series "chain_bench against the base" 1 0 0 ""
 	else
 		row series "chain_bench against the base" 0 1 0 "see ${log#"$ROOT"/}"
+		rm -f "$BUILD/bench/headline.md"
 	fi
 }
 
@@ -116,16 +117,18 @@ if [ "${STATIC:-1}" != 0 ]; then
 	"$ROOT/scripts/check-series.sh" >>"$results" ||
 		row static "static checks" 0 1 0 "check-series.sh failed"
 fi
+# Only from boots of this run: a kernel that did not boot left an old TAP.
+booted=()
 for kind in "${kinds[@]}"; do
 	run_kernel "$kind"
 	[ "$kind" != series ] || run_kunit_tool
 done
-[ "${#kinds[@]}" -lt 2 ] || bench_report
+[ "${#booted[@]}" -lt 2 ] || bench_report
 
 status=0
 "$ROOT/scripts/report.sh" "$results" || status=$?
 headline=$BUILD/bench/headline.md
-if [ "${#kinds[@]}" -ge 2 ] && [ -s "$headline" ]; then
+if [ -s "$headline" ]; then
 	echo
 	cat "$headline"
 	echo

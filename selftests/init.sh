@@ -11,9 +11,9 @@
 # fails the run.
 #
 # "kselftest.filter=COLLECTION" on the kernel command line runs one
-# collection only, "kselftest.filter=COLLECTION:PROGRAM" one program,
-# "kselftest.filter=-COLLECTION" all others, and "kselftest.filter=none"
-# none.
+# collection only, "kselftest.filter=COLLECTION:PROGRAM[,...]" those
+# programs, "kselftest.filter=-COLLECTION" all others, and
+# "kselftest.filter=none" none.
 
 /bin/busybox --install -s
 mount -t devtmpfs devtmpfs /dev
@@ -48,7 +48,7 @@ args=
 case "$filter" in
 "") ;;
 -*) args=$(grep "^${filter#-}:" kselftest-list.txt | sed 's/^/-S /') ;;
-*:*) args="-t $filter" ;;
+*:*) args=$(echo "$filter" | tr , '\n' | sed 's/^/-t /') ;;
 *) args="-c $filter" ;;
 esac
 

@@ -47,7 +47,8 @@ def read_expected(path, label):
 
 
 def selected(filt, program):
-    """Whether kselftest.filter @filt ran @program, COLLECTION:PROGRAM."""
+    """Whether kselftest.filter @filt (see init.sh) ran @program,
+    COLLECTION:PROGRAM."""
     collection = program.split(':')[0]
     if not filt:
         return True
@@ -55,7 +56,7 @@ def selected(filt, program):
         return False
     if filt.startswith('-'):
         return collection != filt[1:]
-    return filt in (collection, program)
+    return filt == collection or program in filt.split(',')
 
 
 def row(kernel, suite, passed, failed, skipped, note=''):
