@@ -5,9 +5,9 @@
 #
 #   test.sh [KIND...]   KIND is base or series (default: both)
 #
-# When both kernels ran, the benchmark's rows of their boots
-# (dmabuf-chain:chain_bench) are compared by bench/report.py into
-# build/bench/, and its headline ends the output.
+# When both kernels booted in this run, the benchmark's rows of their
+# boots (dmabuf-chain:chain_bench, and v4l2_chain's S3) are compared by
+# bench/report.py into build/bench/, and its headline ends the output.
 # STATIC=0 skips the static checks of the series. Every step adds result
 # rows (kernel, suite, passed, failed, skipped, note) to build/results.tsv;
 # the report at the end sums them, and the exit status is non-zero if
@@ -19,9 +19,12 @@ kinds=(base series)
 [ $# -eq 0 ] || kinds=("$@")
 results=$BUILD/results.tsv
 logs=$BUILD/logs
+headline=$BUILD/bench/headline.md
 
 mkdir -p "$logs"
 : >"$results"
+# Printed at the end only if this run's report wrote it.
+rm -f "$headline"
 
 row()
 {
@@ -102,7 +105,7 @@ bench_report()
 		row series "chain_bench against the base" 1 0 0 ""
 	else
 		row series "chain_bench against the base" 0 1 0 "see ${log#"$ROOT"/}"
-		rm -f "$BUILD/bench/headline.md"
+		rm -f "$headline"
 	fi
 }
 
@@ -127,7 +130,6 @@ done
 
 status=0
 "$ROOT/scripts/report.sh" "$results" || status=$?
-headline=$BUILD/bench/headline.md
 if [ -s "$headline" ]; then
 	echo
 	cat "$headline"
