@@ -6,7 +6,7 @@
 SCRIPTS := scripts
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series bench mutate compliance clean distclean help
+	run-base run-series run-debug bench mutate compliance clean distclean help
 
 ## all: build, boot and test the base and the series kernels, and show what the series buys (the benchmark's headline)
 all:
@@ -49,8 +49,8 @@ kernels: tree
 	@$(SCRIPTS)/build-kernel.sh base
 	@$(SCRIPTS)/build-kernel.sh series
 
-## run-base, run-series: build, boot and test one kernel
-run-base run-series: run-%:
+## run-base, run-series, run-debug: build, boot and test one kernel (debug: the series with kernel-overlay/configs/debug.config)
+run-base run-series run-debug: run-%:
 	@STATIC=0 $(SCRIPTS)/test.sh $*
 
 ## bench: boot the base and the series with the benchmark alone; build/bench/results.{csv,md}, maintenance.svg (Documentation/benchmarks.md)
@@ -67,7 +67,7 @@ compliance: kernels
 
 ## clean: remove the build outputs but keep build/linux
 clean:
-	rm -rf build/out build/logs build/bench build/linux-base build/am-check build/each-patch build/*.tsv
+	rm -rf build/out build/logs build/bench build/src build/linux-base build/am-check build/each-patch build/*.tsv
 	-git -C build/linux worktree prune 2>/dev/null
 
 ## distclean: remove build/ entirely (refused while build/linux has unexported work)

@@ -15,6 +15,13 @@
 # build/out/<kind>[-debug]/: the kernel, its modules, the benchmark's
 # modules and the installed kselftests.
 #
+# With ccache and root, every tree compiles at the same path,
+# build/src (SHARED_SRC in common.sh), and ccache's cache
+# ($CACHE/ccache) hands the series and the debug build the objects of
+# the files the base or an earlier run compiled alike. The modules are
+# installed into build/out/<kind>[-debug]/modules-install for the
+# initramfs, since that path exists only during the build.
+#
 # The configuration is made again at every run, so that a Kconfig change
 # in the tree is checked against the fragments too; kbuild rebuilds only
 # what a changed option touches.
@@ -26,6 +33,10 @@ case "$kind" in
 base | series) ;;
 *) die "usage: $PROG base|series" ;;
 esac
+
+if [ -z "${SHARED_SRC_TREE:-}" ] && can_share_objects; then
+	exec unshare --mount --propagation private env SHARED_SRC_TREE=1 "$0" "$@"
+fi
 
 out=$(kernel_out "$kind")
 selftests=${SELFTEST_TARGETS:-dmabuf-heaps}
@@ -45,6 +56,14 @@ if [ "$kind" = base ]; then
 else
 	src=$TREE
 	source_id=$(cat "$TREE/.git/dmabuf-tree-id" 2>/dev/null || git -C "$TREE" rev-parse base)
+fi
+
+if [ -n "${SHARED_SRC_TREE:-}" ]; then
+	mkdir -p "$SHARED_SRC"
+	mount --bind "$src" "$SHARED_SRC"
+	src=$SHARED_SRC
+	export CCACHE_DIR=$CACHE/ccache CCACHE_NOHASHDIR=1
+	export KBUILD_CC="ccache ${CROSS_COMPILE}gcc"
 fi
 
 # Objects built from another source tree may look newer than its files.
@@ -91,6 +110,12 @@ note "building the benchmark modules"
 # .module-common.o, which holds the vermagic, when the configuration changes.
 rm -rf "$out/bench"
 kmake -C "$out" M="$ROOT/bench" MO="$out/bench" SERIES_TREE="$TREE" modules
+
+note "installing the modules into $out/modules-install"
+rm -rf "$out/modules-install"
+kmake -C "$out" INSTALL_MOD_PATH="$out/modules-install" INSTALL_MOD_STRIP=1 modules_install
+kmake -C "$out" M="$ROOT/bench" MO="$out/bench" INSTALL_MOD_PATH="$out/modules-install" \
+	INSTALL_MOD_STRIP=1 modules_install
 
 note "building kselftests: $selftests"
 install=$out/kselftest/kselftest_install

@@ -27,6 +27,9 @@ patterns=(
 	'INFO: task .* blocked for more than'
 	'rcu: INFO: .* detected stalls'
 	'DMA-API: .* bug'
+	'DMA-API: [1-9][0-9]* errors in this boot'	# init.sh's count
+	'DMA-API: .*(disabled|disabling)'	# debugging gave up
+	'kmemleak: .*(disabled|Cannot allocate)'
 )
 
 if [ ! -s "$log" ]; then

@@ -60,10 +60,29 @@ worktree_at()
 	git -C "$dir" checkout -q -f --detach "$rev"
 }
 
-# The kernel's own make, cross-compiling for arm64.
+# The kernel's own make, cross-compiling for arm64; through ccache in
+# build-kernel.sh (KBUILD_CC).
 kmake()
 {
-	make -s -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" "$@"
+	make -s -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+		${KBUILD_CC:+CC="$KBUILD_CC"} "$@"
+}
+
+# Where build-kernel.sh compiles every kernel tree, so that the base, the
+# series and the debug build share their objects through ccache: a file
+# that two trees have alike compiles with the same command line in both.
+# A bind mount in a mount namespace of the build's own puts the tree
+# there.
+SHARED_SRC=$BUILD/src
+
+# Whether build-kernel.sh can share objects: ccache installed, and a bind
+# mount in a mount namespace of its own (root, and no container policy
+# against it).
+can_share_objects()
+{
+	command -v ccache >/dev/null && mkdir -p "$SHARED_SRC" &&
+		unshare --mount --propagation private mount --bind "$ROOT" "$SHARED_SRC" \
+			2>/dev/null
 }
 
 # The configuration fragments of the test kernel of source tree $1, in

@@ -12,6 +12,8 @@ packages=(
 	# building the kernel and the arm64 user space
 	make gcc libc6-dev bc bison flex libelf-dev libssl-dev perl python3
 	gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu libc6-dev-arm64-cross
+	# objects shared between the base, the series and the debug build
+	ccache
 	# checkpatch's SPDX check (scripts/spdxcheck.py)
 	python3-ply python3-git
 	# make check: sparse on the touched files, docutils for the touched .rst

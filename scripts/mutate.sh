@@ -12,11 +12,16 @@
 # result row is reported; the mutation is then reverted. A
 # mutation that no test catches is a failure of the run. At the end the
 # kernel is rebuilt from the unmodified tree. Logs: build/mutate/.
+#
+# A mutation with a line "Kernel: debug" breaks what only the debug
+# kernel sees (a leak, a lock order): it is booted on the debug build
+# with no KUnit and the kselftests of its line "Filter: COLLECTION:PROGRAM"
+# alone (default dmabuf-chain:device_chain), and only those kselftests
+# and the console can catch it.
 
 . "$(dirname "$0")/common.sh"
 
 dir=$ROOT/kernel-overlay/mutations
-out=$(kernel_out series)
 logs=$BUILD/mutate
 
 [ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
@@ -45,10 +50,24 @@ for name in "${names[@]}"; do
 	git -C "$TREE" apply "$patch" || die "$name does not apply to build/linux"
 	rows=$logs/$name.tsv
 	: >"$rows"
-	if "$ROOT/scripts/build-kernel.sh" series >"$logs/$name-build.log" 2>&1 &&
+	debug=0
+	! grep -q '^Kernel: debug$' "$patch" || debug=1
+	out=$(DEBUG=$debug kernel_out series)
+	if DEBUG=$debug "$ROOT/scripts/build-kernel.sh" series >"$logs/$name-build.log" 2>&1 &&
 	   "$ROOT/selftests/mkinitramfs.sh" "$out" >>"$logs/$name-build.log" 2>&1; then
-		"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$name-boot.log" 2>&1 || true
-		boot_results series "$TREE" "$out" mut "$logs" >>"$rows"
+		if [ "$debug" = 1 ]; then
+			filter=$(sed -n 's/^Filter: //p' "$patch")
+			filter=${filter:-dmabuf-chain:device_chain}
+			KSELFTEST_FILTER=$filter KERNEL_ARGS=kunit.enable=0 \
+				"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$name-boot.log" 2>&1 || true
+			"$ROOT/selftests/tap.py" \
+				--kernel debug --filter="$filter" \
+				--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >>"$rows" || true
+			"$ROOT/scripts/check-console.sh" debug "$out/console-mut.log" >>"$rows" || true
+		else
+			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$name-boot.log" 2>&1 || true
+			boot_results series "$TREE" "$out" mut "$logs" >>"$rows"
+		fi
 	else
 		printf 'series\tbuild\t0\t1\t0\t\n' >>"$rows"
 	fi
@@ -58,10 +77,14 @@ for name in "${names[@]}"; do
 	printf '%s\t%s\n' "$name" "$caught" >>"$table"
 done
 
-note "rebuilding the unmodified series kernel"
-"$ROOT/scripts/build-kernel.sh" series >"$logs/rebuild.log" 2>&1 &&
-	"$ROOT/selftests/mkinitramfs.sh" "$out" >>"$logs/rebuild.log" 2>&1 ||
-	die "the rebuild failed; see $logs/rebuild.log"
+note "rebuilding the unmodified series kernels"
+for debug in 0 1; do
+	[ "$debug" = 0 ] || [ -d "$(DEBUG=1 kernel_out series)" ] || continue
+	out=$(DEBUG=$debug kernel_out series)
+	DEBUG=$debug "$ROOT/scripts/build-kernel.sh" series >>"$logs/rebuild.log" 2>&1 &&
+		"$ROOT/selftests/mkinitramfs.sh" "$out" >>"$logs/rebuild.log" 2>&1 ||
+		die "the rebuild failed; see $logs/rebuild.log"
+done
 
 printf '\n%-36s %s\n' mutation "caught by (failing rows)"
 while IFS=$'\t' read -r name caught; do

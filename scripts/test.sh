@@ -3,9 +3,12 @@
 #
 # Build, boot and test: the body of "make test" and "make".
 #
-#   test.sh [KIND...]   KIND is base or series (default: both)
+#   test.sh [KIND...]   KIND is base, series or debug (default: all three)
 #
-# When both kernels booted in this run, the benchmark's rows of their
+# "debug" is the series built with kernel-overlay/configs/debug.config
+# (lockdep, KASAN, UBSAN, DMA-API debugging, kmemleak, fault injection):
+# every suite runs on it too, and any report on its console fails the run.
+# When the base and the series booted in this run, the benchmark's rows of their
 # boots (dmabuf-chain:chain_bench, and v4l2_chain's S3) are compared by
 # bench/report.py into build/bench/, and its headline ends the output.
 # STATIC=0 skips the static checks of the series. Every step adds result
@@ -15,7 +18,10 @@
 
 . "$(dirname "$0")/common.sh"
 
-kinds=(base series)
+# The debug kernel is one of the kinds: DEBUG from the caller must not turn
+# the others into debug builds.
+unset DEBUG
+kinds=(base series debug)
 [ $# -eq 0 ] || kinds=("$@")
 results=$BUILD/results.tsv
 logs=$BUILD/logs
@@ -49,17 +55,47 @@ step()
 	return 1
 }
 
+# QEMU_TIMEOUT, or what a boot takes at most: the debug kernel runs the
+# same tests several times slower under TCG.
+boot_timeout()
+{
+	if [ -n "${QEMU_TIMEOUT:-}" ]; then
+		echo "$QEMU_TIMEOUT"
+	elif [ "$1" = debug ]; then
+		echo 3000
+	else
+		echo 900
+	fi
+}
+
+# KERNEL_ARGS for a boot: the debug kernel runs 1,000 of the heap suite's
+# random sequences per heap instead of 5,000, as the time of CI allows; the
+# series' own boot runs them all.
+boot_args()
+{
+	local args=${KERNEL_ARGS:-}
+
+	[ "$1" != debug ] || args="dmabuf_kunit.heap_sequences=1000${args:+ $args}"
+	echo "$args"
+}
+
 run_kernel()
 {
-	local kind=$1 out src=$TREE
+	local kind=$1 tree=$1 out src=$TREE debug=0
 
-	out=$(kernel_out "$kind")
-	[ "$kind" = series ] || src=$BUILD/linux-base
-	step "$kind" build "$ROOT/scripts/build-kernel.sh" "$kind" || return 0
+	if [ "$kind" = debug ]; then
+		tree=series
+		debug=1
+	fi
+	out=$(DEBUG=$debug kernel_out "$tree")
+	[ "$tree" = series ] || src=$BUILD/linux-base
+	step "$kind" build env DEBUG=$debug "$ROOT/scripts/build-kernel.sh" "$tree" || return 0
 	step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" "$out" || return 0
 	# KUnit, then every kselftest, with RAM above 4 GiB as on most boards:
 	# 32-bit devices may bounce, and the tests see where they do.
-	step "$kind" boot "$ROOT/selftests/run-qemu.sh" "$out" && booted+=("$kind") || true
+	step "$kind" boot env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
+		KERNEL_ARGS="$(boot_args "$kind")" \
+		"$ROOT/selftests/run-qemu.sh" "$out" && booted+=("$kind") || true
 	boot_results "$kind" "$src" "$out" "" "$logs" >>"$results"
 }
 
@@ -126,7 +162,9 @@ for kind in "${kinds[@]}"; do
 	run_kernel "$kind"
 	[ "$kind" != series ] || run_kunit_tool
 done
-[ "${#booted[@]}" -lt 2 ] || bench_report
+if [[ " ${booted[*]} " == *" base "* && " ${booted[*]} " == *" series "* ]]; then
+	bench_report
+fi
 
 status=0
 "$ROOT/scripts/report.sh" "$results" || status=$?

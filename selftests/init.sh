@@ -43,6 +43,11 @@ done
 
 cd /kselftest || echo "Bail out! no /kselftest"
 
+# With DMA-API debugging (the debug kernel), report every error, not only
+# the first; the boot's total is logged at the end.
+dma_api=/sys/kernel/debug/dma-api
+[ ! -w $dma_api/all_errors ] || echo 1 >$dma_api/all_errors
+
 # run_kselftest.sh takes the collections to run or the tests to skip.
 args=
 case "$filter" in
@@ -68,12 +73,23 @@ else
 	./run_kselftest.sh $args
 fi
 
-# With kmemleak (DEBUG=1), scan once the last test's objects are older
-# than its minimum age (5 s); a leak is reported in the kernel log, which
-# scripts/check-console.sh reads.
+# With kmemleak (the debug kernel), scan once the last test's objects are
+# older than its minimum age (5 s), and once more for what a stale
+# pointer hid from the first; a leak is reported in the kernel log, which
+# scripts/check-console.sh reads, and its first objects go to the TAP.
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	sleep 6
 	echo scan >/sys/kernel/debug/kmemleak
+	sleep 1
+	echo scan >/sys/kernel/debug/kmemleak
+	head -n 40 /sys/kernel/debug/kmemleak | sed 's/^/# kmemleak: /'
+fi
+# Errors before init (KUnit) printed only the first: the count has all.
+# A debugging tool that gave up checked nothing since.
+if [ -r $dma_api/error_count ]; then
+	echo "DMA-API: $(cat $dma_api/error_count) errors in this boot" >/dev/kmsg
+	[ "$(cat $dma_api/disabled)" = N ] ||
+		echo "DMA-API: debugging disabled during the tests" >/dev/kmsg
 fi
 
 sync

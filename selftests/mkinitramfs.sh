@@ -5,7 +5,7 @@
 # as the root file system of a board: Debian's busybox as the shell and
 # modprobe and its coreutils, the init script init.sh, the kernel's
 # modules and, for the base, the test engine's (bench/Kbuild;
-# modules_install, with depmod), and the kselftests as the kernel installs
+# installed by build-kernel.sh, with depmod), and the kselftests as the kernel installs
 # them.
 #
 #   mkinitramfs.sh OUT_DIR
@@ -30,9 +30,8 @@ mkdir -p "$root"
 ln -s busybox "$root/usr/bin/sh"
 install -m 755 "$ROOT/selftests/init.sh" "$root/init"
 
-kmake -C "$out" INSTALL_MOD_PATH="$root" INSTALL_MOD_STRIP=1 modules_install
-kmake -C "$out" M="$ROOT/bench" MO="$out/bench" INSTALL_MOD_PATH="$root" \
-	INSTALL_MOD_STRIP=1 modules_install
+# Into /lib/modules, which the packages make a link to /usr/lib/modules.
+cp -a "$out/modules-install/lib/modules" "$root/lib/"
 
 cp -a "$kselftests" "$root/kselftest"
 
