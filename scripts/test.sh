@@ -8,6 +8,8 @@
 # "debug" is the series built with kernel-overlay/configs/debug.config
 # (lockdep, KASAN, UBSAN, DMA-API debugging, kmemleak, fault injection):
 # every suite runs on it too, and any report on its console fails the run.
+# While a kernel boots (a TCG boot keeps about one core busy), the next
+# one builds, and kunit.py runs during the last boot.
 # When the base and the series booted in this run, the benchmark's rows of their
 # boots (dmabuf-chain:chain_bench, and v4l2_chain's S3) are compared by
 # bench/report.py into build/bench/, and its headline ends the output.
@@ -79,18 +81,41 @@ boot_args()
 	echo "$args"
 }
 
-run_kernel()
+# The source tree of kind $1 ("debug" is the series) and its DEBUG value.
+kind_tree()
 {
-	local kind=$1 tree=$1 out src=$TREE debug=0
+	if [ "$1" = debug ]; then echo series; else echo "$1"; fi
+}
 
-	if [ "$kind" = debug ]; then
-		tree=series
-		debug=1
-	fi
+kind_debug()
+{
+	if [ "$1" = debug ]; then echo 1; else echo 0; fi
+}
+
+# Build kind $1 and its initramfs; $logs/$1.built says that both worked.
+build_kind()
+{
+	local kind=$1 tree debug
+
+	tree=$(kind_tree "$kind")
+	debug=$(kind_debug "$kind")
+	rm -f "$logs/$kind.built"
+	step "$kind" build env DEBUG="$debug" "$ROOT/scripts/build-kernel.sh" "$tree" &&
+		step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" \
+			"$(DEBUG=$debug kernel_out "$tree")" &&
+		touch "$logs/$kind.built"
+}
+
+# Boot kind $1 if it was built, and collect its results.
+boot_kind()
+{
+	local kind=$1 tree debug out src=$TREE
+
+	[ -e "$logs/$kind.built" ] || return 0
+	tree=$(kind_tree "$kind")
+	debug=$(kind_debug "$kind")
 	out=$(DEBUG=$debug kernel_out "$tree")
 	[ "$tree" = series ] || src=$BUILD/linux-base
-	step "$kind" build env DEBUG=$debug "$ROOT/scripts/build-kernel.sh" "$tree" || return 0
-	step "$kind" initramfs "$ROOT/selftests/mkinitramfs.sh" "$out" || return 0
 	# KUnit, then every kselftest, with RAM above 4 GiB as on most boards:
 	# 32-bit devices may bounce, and the tests see where they do.
 	step "$kind" boot env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
@@ -158,9 +183,25 @@ if [ "${STATIC:-1}" != 0 ]; then
 fi
 # Only from boots of this run: a kernel that did not boot left an old TAP.
 booted=()
-for kind in "${kinds[@]}"; do
-	run_kernel "$kind"
-	[ "$kind" != series ] || run_kunit_tool
+# A boot under TCG keeps about one core busy: meanwhile the next kernel
+# builds, and kunit.py runs during the last boot.
+build_kind "${kinds[0]}" || true
+for i in "${!kinds[@]}"; do
+	kind=${kinds[$i]}
+	next=${kinds[$((i + 1))]:-}
+	pids=()
+	if [ -n "$next" ]; then
+		build_kind "$next" &
+		pids+=($!)
+	fi
+	if [[ " ${kinds[*]} " == *" series "* && -z "$next" ]]; then
+		run_kunit_tool &
+		pids+=($!)
+	fi
+	boot_kind "$kind"
+	for pid in "${pids[@]}"; do
+		wait "$pid" || true
+	done
 done
 if [[ " ${booted[*]} " == *" base "* && " ${booted[*]} " == *" series "* ]]; then
 	bench_report
