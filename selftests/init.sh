@@ -83,6 +83,10 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	sleep 1
 	echo scan >/sys/kernel/debug/kmemleak
 	head -n 40 /sys/kernel/debug/kmemleak | sed 's/^/# kmemleak: /'
+	# Every record to the kernel log, for scripts/check-console.sh.
+	while IFS= read -r line; do
+		echo "kmemleak report: $line" >/dev/kmsg
+	done </sys/kernel/debug/kmemleak
 fi
 # Errors before init (KUnit) printed only the first: the count has all.
 # A debugging tool that gave up checked nothing since.
