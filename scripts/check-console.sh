@@ -39,18 +39,18 @@ patterns=(
 # that init.sh logs must all come from them; any other leak fails the
 # boot.
 known_leak='kunit_attach_mm|test_unwrap_merge_order'
-leaks=$(grep -aoE 'kmemleak: [0-9]+ new suspected memory leaks' "$log" |
+
+if [ ! -s "$log" ]; then
+	printf '%s\tconsole clean\t0\t1\t0\tno console log %s\n' "$kernel" "${log#"$ROOT"/}"
+	exit 0
+fi
+leaks=$({ grep -aoE 'kmemleak: [0-9]+ new suspected memory leaks' "$log" || true; } |
 	awk '{ n += $2 } END { print n + 0 }')
 others=$(awk -v known="$known_leak" '
 	/kmemleak report: unreferenced object/ { if (open && !ok) bad++; open = 1; ok = 0; next }
 	/kmemleak report:/ && $0 ~ known { ok = 1 }
 	END { if (open && !ok) bad++; print bad + 0 }' "$log")
 records=$(grep -ac 'kmemleak report: unreferenced object' "$log" || true)
-
-if [ ! -s "$log" ]; then
-	printf '%s\tconsole clean\t0\t1\t0\tno console log %s\n' "$kernel" "${log#"$ROOT"/}"
-	exit 0
-fi
 # -a: one stray NUL byte must not turn the log into a "binary file".
 found=$(grep -anE "$(IFS='|'; echo "${patterns[*]}")" "$log" || true)
 if [ "$leaks" -gt 0 ] && { [ "$others" -gt 0 ] || [ "$records" -eq 0 ]; }; then
