@@ -627,6 +627,21 @@ placeholder="Seed Maintainers <maintainers@users.noreply.a-seed-be8df3ad.example
 # sign off (its git configuration, or GIT_COMMITTER_NAME/EMAIL), must
 # sign off every patch and the cover letter, and the placeholder identity
 # the project works under must appear in none.
+# kernel-overlay/mutations/ break the series as it is: each must still
+# apply, or "make mutate" tests nothing.
+mutations_apply()
+{
+	local mutation bad=0
+
+	for mutation in "$ROOT"/kernel-overlay/mutations/*.patch; do
+		if ! git -C "$am_tree" apply --check "$mutation"; then
+			echo "error: $(basename "$mutation") does not apply to the series"
+			bad=1
+		fi
+	done
+	[ "$bad" -eq 0 ]
+}
+
 signed_off()
 {
 	local sender placeholder_address=${placeholder#*<} patch bad=0
@@ -663,7 +678,7 @@ for patch in "${patches[@]}"; do
 done
 
 # Checks of the tree with the series applied (build/am-check).
-tree_checks=("kernel-doc" "MAINTAINERS" "rst" "recipients" "sparse")
+tree_checks=("kernel-doc" "MAINTAINERS" "rst" "recipients" "mutations apply" "sparse")
 
 if [ ${#patches[@]} -eq 0 ]; then
 	for name in "git am on base" "b4 am" "${tree_checks[@]}"; do
@@ -677,6 +692,7 @@ if check "git am on base" git_am_on_base; then
 	check "MAINTAINERS" maintainers_cover || true
 	check "rst" rst_check || true
 	check "recipients" recipients || true
+	check "mutations apply" mutations_apply || true
 	# Last: it checks the base out in build/am-check for a while.
 	check "sparse" sparse_check || true
 else
