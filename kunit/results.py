@@ -7,8 +7,14 @@ This hands the boot log up to the start of init to the kernel's own
 parser (tools/testing/kunit/kunit.py parse) and prints one tab-separated
 row per suite: kernel, suite, passed, failed, skipped, note.
 
-With --expect, a suite listed there for this kernel that did not run is a
-failure, so that a suite lost from the configuration cannot pass unseen.
+With --expect (kunit/expected-results), a suite listed there for this
+run's label that did not run is a failure, so that a suite lost from the
+configuration cannot pass unseen; and a case listed there that did not
+pass (it failed, skipped or did not run) adds a failing row
+"required TOOL SUITE CASE", so that a case that skips cannot pass unseen.
+A case with parameters passes when every parameter passed; a line
+"SUITE CASE PARAM" requires one parameter only, for cases some of whose
+parameters may skip on that run.
 """
 
 import argparse
@@ -40,9 +46,13 @@ def main():
     parser.add_argument('--src', required=True, help='kernel source tree')
     parser.add_argument('--log', required=True,
                         help="where to write kunit.py's report")
+    parser.add_argument('--label',
+                        help='label of the run in --expect (default: --kernel)')
+    parser.add_argument('--tool', default='kunit',
+                        help='first word of the rows\' names (default: kunit)')
     parser.add_argument('--expect',
-                        help='file of "SUITE KERNEL..." lines: suites that '
-                             'must run on those kernels')
+                        help='file of "SUITE[ CASE]<TAB>LABEL..." lines: suites '
+                             'that must run and cases that must pass')
     parser.add_argument('console', help='serial console log of the boot')
     args = parser.parse_args()
 
@@ -71,26 +81,64 @@ def main():
               int(case['status'] not in ('PASS', 'SKIP')),
               int(case['status'] == 'SKIP'))
              for case in root.get('test_cases', [])]
+    tool, kernel = args.tool, args.kernel
     if not rows:
-        print(f'{args.kernel}\tkunit\t0\t1\t0\tno KUnit results in the boot log')
+        print(f'{kernel}\t{tool}\t0\t1\t0\tno KUnit results in the log')
     for name, passed, failed, skipped in rows:
-        print(f'{args.kernel}\tkunit {name}\t{passed}\t{failed}\t{skipped}\t')
+        print(f'{kernel}\t{tool} {name}\t{passed}\t{failed}\t{skipped}\t')
     ran = {name for name, *_ in rows}
-    for name in expected_suites(args.expect, args.kernel):
-        if name not in ran:
-            print(f'{args.kernel}\tkunit {name}\t0\t1\t0\tsuite did not run')
+    statuses = case_statuses(root)
+    for test in expected(args.expect, args.label or kernel):
+        if len(test) == 1 and test[0] not in ran:
+            print(f'{kernel}\t{tool} {test[0]}\t0\t1\t0\tsuite did not run')
+        elif len(test) > 1 and statuses.get(test) != 'PASS':
+            status = statuses.get(test, 'did not run')
+            print(f'{kernel}\trequired {tool} {" ".join(test)}\t0\t1\t0\t{status}')
 
 
-def expected_suites(path, kernel):
+def case_statuses(root):
+    """{(suite, case[, param]): PASS, SKIP or FAIL} of kunit.py's JSON."""
+    statuses = {}
+    for suite in root.get('sub_groups', []):
+        for case in suite.get('test_cases', []):
+            statuses[(suite['name'], case['name'])] = case['status']
+        # A case with parameters is a group of its own.
+        for case in suite.get('sub_groups', []):
+            misc = case['misc']
+            if misc['failed'] + misc['crashed'] + misc['errors']:
+                status = 'FAIL'
+            elif misc['skipped'] or not misc['passed']:
+                status = 'SKIP'
+            else:
+                status = 'PASS'
+            statuses[(suite['name'], case['name'])] = status
+            for param in case.get('test_cases', []):
+                statuses[(suite['name'], case['name'], param['name'])] = \
+                    param['status']
+    return statuses
+
+
+LABELS = ('base', 'series', 'debug', 'kunit.py', 'uml')
+
+
+def expected(path, label):
+    """(suite[, case[, param]]) of the lines of @path that name @label."""
     if not path:
         return []
-    suites = []
+    want = []
     with open(path) as f:
-        for line in f:
-            words = line.split('#', 1)[0].split()
-            if words and kernel in words[1:]:
-                suites.append(words[0])
-    return suites
+        for number, line in enumerate(f, 1):
+            line = line.split('#', 1)[0].rstrip('\n')
+            if not line.strip():
+                continue
+            test, tab, labels = line.partition('\t')
+            unknown = set(labels.split()) - set(LABELS)
+            if not tab or not labels.split() or unknown:
+                sys.exit(f'{path}:{number}: not "SUITE[ CASE[ PARAM]]<TAB>LABEL...", '
+                         f'with labels among {", ".join(LABELS)}')
+            if label in labels.split():
+                want.append(tuple(test.strip().split(' ', 2)))
+    return want
 
 
 if __name__ == '__main__':

@@ -7,11 +7,15 @@
 #   mutate.sh [NAME...]   NAME is a file of kernel-overlay/mutations/
 #                         without .patch (default: all of them)
 #
-# Each mutation is applied to build/linux, the series kernel is rebuilt
-# incrementally and booted as "make test" boots it, and every failing
-# result row is reported; the mutation is then reverted. A
-# mutation that no test catches is a failure of the run. At the end the
-# kernel is rebuilt from the unmodified tree. Logs: build/mutate/.
+# First the unmodified series is built and booted the same way (the
+# baseline): a row that fails there would "catch" every mutation, so the
+# run stops. Then each mutation is applied to build/linux, the series
+# kernel is rebuilt incrementally and booted as "make test" boots it, and
+# every failing result row is reported; the mutation is then reverted. A
+# mutation that no test catches, or that does not build, is a failure of
+# the run. At the end the kernel is rebuilt from the unmodified tree.
+# Logs: build/mutate/. The table goes to build/mutate/table.md, and, when
+# every mutation ran, to Documentation/mutations.md, which is committed.
 #
 # A mutation with a line "Kernel: debug" breaks what only the debug
 # kernel sees (a leak, a lock order): it is booted on the debug build
@@ -28,14 +32,15 @@ logs=$BUILD/mutate
 [ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] ||
 	die "build/linux has uncommitted changes; commit or export them first"
 
+all=()
+mapfile -t all < <(find "$dir" -name '*.patch' -printf '%f\n' | sed 's/\.patch$//' | sort)
 names=("$@")
-[ ${#names[@]} -gt 0 ] ||
-	mapfile -t names < <(find "$dir" -name '*.patch' -printf '%f\n' | sed 's/\.patch$//' | sort)
+[ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 
 mkdir -p "$logs"
 table=$logs/table.tsv
 : >"$table"
-missed=0
+missed=0 broken=0
 
 revert()
 {
@@ -43,37 +48,91 @@ revert()
 }
 trap revert EXIT
 
+# Whether mutation $1 breaks what only the debug kernel sees, and the
+# kselftests its boot runs.
+is_debug() { grep -q '^Kernel: debug$' "$dir/$1.patch"; }
+debug_filter()
+{
+	local filter
+	filter=$(sed -n 's/^Filter: //p' "$dir/$1.patch")
+	echo "${filter:-dmabuf-chain:device_chain}"
+}
+
+# Build the series kernel as build/linux is now (DEBUG=$1) into log $2.
+build()
+{
+	local out
+	out=$(DEBUG=$1 kernel_out series)
+	DEBUG=$1 "$ROOT/scripts/build-kernel.sh" series >"$2" 2>&1 &&
+		"$ROOT/selftests/mkinitramfs.sh" "$out" >>"$2" 2>&1
+}
+
+# Boot the series kernel (DEBUG=$1; with $1 = 1 the kselftests $2 alone,
+# no KUnit) and write its result rows to $3; logs are named after $4.
+boot()
+{
+	local out
+	out=$(DEBUG=$1 kernel_out series)
+	if [ "$1" = 1 ]; then
+		# No KUnit, so none of boot_args' sequence counts.
+		KSELFTEST_FILTER=$2 KERNEL_ARGS=kunit.enable=0 QEMU_TIMEOUT=$(boot_timeout debug) \
+			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
+		"$ROOT/selftests/tap.py" --kernel debug --filter="$2" \
+			--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >"$3" || true
+		"$ROOT/scripts/check-console.sh" debug "$out/console-mut.log" >>"$3" || true
+	else
+		KERNEL_ARGS=$(boot_args series) QEMU_TIMEOUT=$(boot_timeout series) \
+			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
+		boot_results series "$TREE" "$out" mut "$logs" >"$3"
+	fi
+}
+
+failing() { awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$1"; }
+
+# The baseline: every row the mutations' boots produce passes unmutated.
+debug_filters=
+for name in "${names[@]}"; do
+	[ -f "$dir/$name.patch" ] || die "no mutation $name"
+	git -C "$TREE" apply --check "$dir/$name.patch" ||
+		die "$name does not apply to build/linux"
+	! is_debug "$name" || debug_filters+=${debug_filters:+,}$(debug_filter "$name")
+done
+for debug in 0 1; do
+	filter=
+	if [ "$debug" = 1 ]; then
+		[ -n "$debug_filters" ] || continue
+		filter=$(tr ',' '\n' <<<"$debug_filters" | sort -u | paste -sd,)
+		note "baseline: the unmodified debug series, $filter"
+	else
+		needed=
+		for name in "${names[@]}"; do is_debug "$name" || needed=1; done
+		[ -n "$needed" ] || continue
+		note "baseline: the unmodified series"
+	fi
+	build "$debug" "$logs/baseline-$debug-build.log" ||
+		die "the unmodified series does not build: see ${logs#"$ROOT"/}/baseline-$debug-build.log"
+	boot "$debug" "$filter" "$logs/baseline-$debug.tsv" "baseline-$debug"
+	failed=$(failing "$logs/baseline-$debug.tsv")
+	[ -z "$failed" ] || die "the unmodified series fails, so no mutation can be judged: $failed"
+done
+
 for name in "${names[@]}"; do
 	patch=$dir/$name.patch
-	[ -f "$patch" ] || die "no mutation $name"
 	note "$name: $(head -1 "$patch" | sed 's/^Mutation: //')"
 	git -C "$TREE" apply "$patch" || die "$name does not apply to build/linux"
 	rows=$logs/$name.tsv
-	: >"$rows"
 	debug=0
-	! grep -q '^Kernel: debug$' "$patch" || debug=1
-	out=$(DEBUG=$debug kernel_out series)
-	if DEBUG=$debug "$ROOT/scripts/build-kernel.sh" series >"$logs/$name-build.log" 2>&1 &&
-	   "$ROOT/selftests/mkinitramfs.sh" "$out" >>"$logs/$name-build.log" 2>&1; then
-		if [ "$debug" = 1 ]; then
-			filter=$(sed -n 's/^Filter: //p' "$patch")
-			filter=${filter:-dmabuf-chain:device_chain}
-			KSELFTEST_FILTER=$filter KERNEL_ARGS=kunit.enable=0 \
-				"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$name-boot.log" 2>&1 || true
-			"$ROOT/selftests/tap.py" \
-				--kernel debug --filter="$filter" \
-				--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >>"$rows" || true
-			"$ROOT/scripts/check-console.sh" debug "$out/console-mut.log" >>"$rows" || true
-		else
-			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$name-boot.log" 2>&1 || true
-			boot_results series "$TREE" "$out" mut "$logs" >>"$rows"
-		fi
+	! is_debug "$name" || debug=1
+	if build "$debug" "$logs/$name-build.log"; then
+		boot "$debug" "$(debug_filter "$name")" "$rows" "$name"
+		caught=$(failing "$rows")
+		[ -n "$caught" ] || { caught="NOT CAUGHT"; missed=$((missed + 1)); }
 	else
-		printf 'series\tbuild\t0\t1\t0\t\n' >>"$rows"
+		# A mutation that does not build tests nothing.
+		caught="DOES NOT BUILD: see ${logs#"$ROOT"/}/$name-build.log"
+		broken=$((broken + 1))
 	fi
 	revert
-	caught=$(awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$rows")
-	[ -n "$caught" ] || { caught="NOT CAUGHT"; missed=$((missed + 1)); }
 	printf '%s\t%s\n' "$name" "$caught" >>"$table"
 done
 
@@ -90,5 +149,28 @@ printf '\n%-36s %s\n' mutation "caught by (failing rows)"
 while IFS=$'\t' read -r name caught; do
 	printf '%-36s %s\n' "$name" "$caught"
 done <"$table"
-printf '\n%d mutation(s), %d not caught\n' "$(wc -l <"$table")" "$missed"
-[ "$missed" -eq 0 ]
+summary="$(wc -l <"$table") mutation(s), $missed not caught, $broken not building"
+printf '\n%s\n' "$summary"
+
+# The table in Markdown; Documentation/mutations.md when all of them ran.
+{
+	echo "# Mutations: what breaks the series, and which tests catch it"
+	echo
+	echo "Written by \`make mutate\` (scripts/mutate.sh) on $(date -u +%Y-%m-%d), on the"
+	echo "series of \`patches/\` as exported, after a baseline of the unmodified"
+	echo "series in which every row passed: $summary."
+	echo "A mutation is caught by the result rows that fail with it applied"
+	echo "(kernel, row; see [testing.md](testing.md) for the rows)."
+	echo
+	echo "| mutation | what it breaks | caught by |"
+	echo "|---|---|---|"
+	while IFS=$'\t' read -r name caught; do
+		what=$(head -1 "$dir/$name.patch" | sed 's/^Mutation: //; s/|/\\|/g')
+		echo "| \`$name\` | $what | ${caught//|/\\|} |"
+	done <"$table"
+} >"$logs/table.md"
+if [ ${#names[@]} -eq ${#all[@]} ]; then
+	cp "$logs/table.md" "$ROOT/Documentation/mutations.md"
+	note "table: Documentation/mutations.md"
+fi
+[ "$missed" -eq 0 ] && [ "$broken" -eq 0 ]

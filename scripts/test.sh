@@ -57,32 +57,6 @@ step()
 	return 1
 }
 
-# QEMU_TIMEOUT, or what a boot takes at most: the debug kernel runs the
-# same tests several times slower under TCG, and the series' boot, with
-# the benchmark's 2,000 rows, took from 580 to over 900 s on 2 cores
-# while the next kernel built beside it.
-boot_timeout()
-{
-	if [ -n "${QEMU_TIMEOUT:-}" ]; then
-		echo "$QEMU_TIMEOUT"
-	elif [ "$1" = debug ]; then
-		echo 3000
-	else
-		echo 1500
-	fi
-}
-
-# KERNEL_ARGS for a boot: the debug kernel runs 1,000 of the heap suite's
-# random sequences per heap instead of 5,000, as the time of CI allows; the
-# series' own boot runs them all.
-boot_args()
-{
-	local args=${KERNEL_ARGS:-}
-
-	[ "$1" != debug ] || args="dmabuf_kunit.heap_sequences=1000${args:+ $args}"
-	echo "$args"
-}
-
 # The source tree of kind $1 ("debug" is the series) and its DEBUG value.
 kind_tree()
 {
@@ -151,24 +125,24 @@ kunit_uml()
 
 # A failed, crashed or unbuilt run fails the step; the suites' rows
 # ("kunit.py SUITE") come from kunit.py parse of its raw log, as for the
-# boots, and a suite of kunit/expected-suites that did not run fails.
+# boots, held to kunit/expected-results under the label "kunit.py" (arm64)
+# or "uml".
 run_kunit_tool()
 {
-	local kernel tool dir
+	local kernel tool dir label
 
 	for kernel in series uml; do
-		tool=kunit_tool
-		[ "$kernel" = uml ] && tool=kunit_uml
+		tool=kunit_tool label=kunit.py
+		[ "$kernel" = uml ] && tool=kunit_uml label=uml
 		dir=$BUILD/kunit/$kernel
 		mkdir -p "$dir"
 		rm -f "$dir/test.log"
 		step "$kernel" kunit.py "$tool" "$dir" || true
-		{
-			PYTHONDONTWRITEBYTECODE=1 "$ROOT/kunit/results.py" --kernel "$kernel" \
-				--src "$TREE" --expect "$ROOT/kunit/expected-suites" \
-				--log "$logs/$kernel-kunit.py-results.log" "$dir/test.log" |
-				sed -E 's/^([^\t]*)\tkunit( |\t)/\1\tkunit.py\2/' >>"$results"
-		} || row "$kernel" kunit.py 0 1 0 "results.py failed"
+		PYTHONDONTWRITEBYTECODE=1 "$ROOT/kunit/results.py" --kernel "$kernel" \
+			--label "$label" --tool kunit.py --src "$TREE" \
+			--expect "$ROOT/kunit/expected-results" \
+			--log "$logs/$kernel-kunit.py-results.log" "$dir/test.log" >>"$results" ||
+			row "$kernel" kunit.py 0 1 0 "results.py failed"
 	done
 }
 
