@@ -96,21 +96,25 @@ CPU_TIME_GOAL = 1.05
 CPU_TIME_VARIANTS = ("unflagged", "unflagged-in-chain", "unflagged-beside-chain")
 
 
+def tagged_fields(path, tag):
+    """The comma-separated fields after "TAG," of each such line of @path."""
+    with open(path, errors="replace") as f:
+        for line in f:
+            m = re.search(rf"\b{tag},(.*)$", line.rstrip("\n"))
+            if m:
+                yield m.group(1).split(",")
+
+
 def read_cpu_times(path, kernel):
     """{(kernel, op, heap, size, n, variant): (fastest, slowest) ns} of the
     "cputime," lines."""
     times = {}
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = re.search(r"\bcputime,(.*)$", line.rstrip("\n"))
-            if not m:
-                continue
-            fields = m.group(1).split(",")
-            if len(fields) != len(CPU_TIME_KEY) + 2:
-                sys.exit(f"{path}: malformed cputime line: {m.group(1)}")
-            op, heap, size, n, variant, ns, slowest = fields
-            times[(kernel, op, heap, int(size), int(n), variant)] = \
-                (float(ns), float(slowest))
+    for fields in tagged_fields(path, "cputime"):
+        if len(fields) != len(CPU_TIME_KEY) + 2:
+            sys.exit(f"{path}: malformed cputime line: {','.join(fields)}")
+        op, heap, size, n, variant, ns, slowest = fields
+        times[(kernel, op, heap, int(size), int(n), variant)] = \
+            (float(ns), float(slowest))
     return times
 
 
@@ -170,30 +174,25 @@ def write_cpu_csv(path, times):
 def read_rows(path, kernel):
     """The rows of chain_bench's "csv," lines in kselftest TAP @path."""
     header, rows = None, []
-    with open(path, errors="replace") as f:
-        for line in f:
-            m = re.search(r"\bcsv,(.*)$", line.rstrip("\n"))
-            if not m:
-                continue
-            fields = m.group(1).split(",")
-            # Each program prints the header before its rows.
-            if fields[0] == "scenario":
-                if header not in (None, fields):
-                    sys.exit(f"{path}: two different csv headers")
-                header = fields
-                continue
-            if header is None:
-                sys.exit(f"{path}: a csv row before the header")
-            if len(fields) != len(header):
-                sys.exit(f"{path}: malformed csv row: {m.group(1)}")
-            row = dict(zip(header, fields))
-            row["kernel"] = kernel
-            for k in ("size", "n", "cleaned", "invalidated", "min_cleaned",
-                      "min_invalidated", "v7.3_cleaned", "v7.3_invalidated"):
-                row[k] = int(row[k])
-            for k in ("syncs", "maps", "frame_us"):
-                row[k] = float(row[k])
-            rows.append(row)
+    for fields in tagged_fields(path, "csv"):
+        # Each program prints the header before its rows.
+        if fields[0] == "scenario":
+            if header not in (None, fields):
+                sys.exit(f"{path}: two different csv headers")
+            header = fields
+            continue
+        if header is None:
+            sys.exit(f"{path}: a csv row before the header")
+        if len(fields) != len(header):
+            sys.exit(f"{path}: malformed csv row: {','.join(fields)}")
+        row = dict(zip(header, fields))
+        row["kernel"] = kernel
+        for k in ("size", "n", "cleaned", "invalidated", "min_cleaned",
+                  "min_invalidated", "v7.3_cleaned", "v7.3_invalidated"):
+            row[k] = int(row[k])
+        for k in ("syncs", "maps", "frame_us"):
+            row[k] = float(row[k])
+        rows.append(row)
     if not rows:
         sys.exit(f"{path}: no chain_bench rows: did dmabuf-chain:chain_bench run?")
     return rows
