@@ -6,7 +6,7 @@
 SCRIPTS := scripts
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series run-debug bench mutate compliance clean distclean help
+	run-base run-series run-debug bench cputime mutate compliance clean distclean help
 
 ## all: build, boot and test the base and the series kernels, and show what the series buys (the benchmark's headline)
 all:
@@ -57,6 +57,10 @@ run-base run-series run-debug: run-%:
 bench: tree
 	@$(SCRIPTS)/bench.sh
 
+## cputime: boot the base and the series in turn, chain_bench -c only; the CPU time of importers without flags (build/cputime/cputime.md)
+cputime: tree
+	@$(SCRIPTS)/bench.sh cputime
+
 ## mutate: break the series on purpose, one kernel-overlay/mutations/ patch at a time, and show which test catches each
 mutate: tree
 	@$(SCRIPTS)/mutate.sh
@@ -67,7 +71,7 @@ compliance: kernels
 
 ## clean: remove the build outputs but keep build/linux
 clean:
-	rm -rf build/out build/logs build/bench build/src build/linux-base build/am-check build/each-patch build/*.tsv
+	rm -rf build/out build/logs build/bench build/cputime build/src build/linux-base build/am-check build/each-patch build/*.tsv
 	-git -C build/linux worktree prune 2>/dev/null
 
 ## distclean: remove build/ entirely (refused while build/linux has unexported work)

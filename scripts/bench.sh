@@ -1,27 +1,74 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The body of "make bench": build the base and the series kernels, boot
-# each once with only the benchmark's programs, the dmabuf-chain
-# kselftests chain_bench and v4l2_chain (whose pool tests are S3), and
-# compare them with bench/report.py into build/bench/: results.csv,
-# results.md, headline.md and maintenance.svg. Prints the headline; fails
-# if a row breaks the series' promises (see report.py), a test that
-# selftests/expected-results requires of that kernel did not pass, or a
-# boot's console is not clean.
+# The body of "make bench" and "make cputime".
+#
+# bench.sh: build the base and the series kernels, boot each once with
+# only the benchmark's programs, the dmabuf-chain kselftests chain_bench
+# and v4l2_chain (whose pool tests are S3), and compare them with
+# bench/report.py into build/bench/: results.csv, results.md, headline.md
+# and maintenance.svg. Prints the headline; fails if a row breaks the
+# series' promises (see report.py), a test that selftests/expected-results
+# requires of that kernel did not pass, or a boot's console is not clean.
+#
+# bench.sh cputime: the CPU time of what importers without flags do, in
+# minutes: boot the two kernels in turn CPUTIME_BOOTS times (default 4),
+# each running only "chain_bench -c", so that a drift of the machine hits
+# both alike; report.py --cputime-only keeps each row's fastest run and
+# writes build/cputime/cputime.{md,csv}. Reports, checks nothing.
 
 . "$(dirname "$0")/common.sh"
 
-dir=$BUILD/bench
-programs=dmabuf-chain:v4l2_chain,dmabuf-chain:chain_bench
+mode=${1:-bench}
+case "$mode" in
+bench)
+	dir=$BUILD/bench
+	programs=dmabuf-chain:v4l2_chain,dmabuf-chain:chain_bench
+	;;
+cputime)
+	dir=$BUILD/cputime
+	boots=${CPUTIME_BOOTS:-4}
+	[[ "$boots" =~ ^[1-9][0-9]*$ ]] ||
+		die "CPUTIME_BOOTS=$boots is not a positive number"
+	rm -rf "$dir"
+	;;
+*) die "usage: $PROG [bench|cputime]" ;;
+esac
+
 mkdir -p "$dir"
 for kind in base series; do
-	out=$(kernel_out "$kind")
 	note "$kind: build"
 	"$ROOT/scripts/build-kernel.sh" "$kind" >"$dir/$kind-build.log" 2>&1 ||
 		die "building $kind failed: see ${dir#"$ROOT"/}/$kind-build.log"
-	"$ROOT/selftests/mkinitramfs.sh" "$out" >"$dir/$kind-initramfs.log" 2>&1 ||
+	"$ROOT/selftests/mkinitramfs.sh" "$(kernel_out "$kind")" \
+		>"$dir/$kind-initramfs.log" 2>&1 ||
 		die "the $kind initramfs failed: see ${dir#"$ROOT"/}/$kind-initramfs.log"
+done
+
+if [ "$mode" = cputime ]; then
+	for i in $(seq "$boots"); do
+		for kind in base series; do
+			out=$(kernel_out "$kind")
+			note "$kind: boot $i of $boots, chain_bench -c only"
+			KERNEL_ARGS="kunit.enable=0 kselftest.run=dmabuf-chain/chain_bench,-c" \
+				"$ROOT/selftests/run-qemu.sh" "$out" cputime \
+				>"$dir/$kind-boot-$i.log" 2>&1 ||
+				die "booting $kind failed: see ${dir#"$ROOT"/}/$kind-boot-$i.log"
+			cp "$out/kselftest-cputime.tap" "$dir/$kind-$i.tap"
+			if grep -q '^not ok\|^Bail out' "$dir/$kind-$i.tap" ||
+				! grep -q 'cputime,' "$dir/$kind-$i.tap"; then
+				die "$kind: chain_bench -c failed: see ${dir#"$ROOT"/}/$kind-$i.tap"
+			fi
+		done
+	done
+	"$ROOT/bench/report.py" --cputime-only --base "$dir"/base-*.tap \
+		--series "$dir"/series-*.tap --out "$dir"
+	note "results: ${dir#"$ROOT"/}/cputime.md, cputime.csv"
+	exit 0
+fi
+
+for kind in base series; do
+	out=$(kernel_out "$kind")
 	note "$kind: boot, $programs only"
 	KSELFTEST_FILTER=$programs KERNEL_ARGS=kunit.enable=0 \
 		"$ROOT/selftests/run-qemu.sh" "$out" bench >"$dir/$kind-boot.log" 2>&1 ||

@@ -13,7 +13,8 @@
 # "kselftest.filter=COLLECTION" on the kernel command line runs one
 # collection only, "kselftest.filter=COLLECTION:PROGRAM[,...]" those
 # programs, "kselftest.filter=-COLLECTION" all others, and
-# "kselftest.filter=none" none.
+# "kselftest.filter=none" none. "kselftest.run=COLLECTION/PROGRAM[,ARG...]"
+# runs one program with arguments instead, as a user runs it on a board.
 
 /bin/busybox --install -s
 mount -t devtmpfs devtmpfs /dev
@@ -34,10 +35,12 @@ ln -s /proc/self/fd/1 /dev/stdout
 ln -s /proc/self/fd/2 /dev/stderr
 
 filter=
+run=
 read -r cmdline </proc/cmdline
 for arg in $cmdline; do
 	case "$arg" in
 	kselftest.filter=*) filter=${arg#kselftest.filter=} ;;
+	kselftest.run=*) run=${arg#kselftest.run=} ;;
 	esac
 done
 
@@ -62,10 +65,17 @@ esac
 # would at boot.
 case "$filter" in
 none | -dmabuf-heaps) ;;
-"" | dmabuf-heaps | -*) modprobe vgem || echo "Bail out! init: modprobe vgem failed" ;;
+"" | dmabuf-heaps | -*)
+	[ -n "$run" ] || modprobe vgem || echo "Bail out! init: modprobe vgem failed" ;;
 esac
 
-if [ "$filter" = none ]; then
+if [ -n "$run" ]; then
+	program=${run%%,*}
+	args=
+	case "$run" in *,*) args=$(echo "${run#*,}" | tr , ' ') ;; esac
+	# shellcheck disable=SC2086 # one word per argument
+	(cd "$(dirname "$program")" && "./$(basename "$program")" $args)
+elif [ "$filter" = none ]; then
 	echo "TAP version 13"
 	echo "1..0 # SKIP kselftest.filter=none"
 else
