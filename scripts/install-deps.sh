@@ -3,8 +3,30 @@
 #
 # Install the Debian packages the project needs, and only those that are
 # missing, so that a second run costs nothing.
+#
+#   install-deps.sh          install what is missing (root: apt-get install,
+#                            and nothing else needs root)
+#   install-deps.sh --check  list what is missing and exit 1 if anything is,
+#                            installing nothing (any user)
+#
+# Tested on Debian 12. Debian 13 and Ubuntu name these packages alike,
+# untested. Elsewhere install the tools these packages name yourself and
+# run "--check" to see what is still missing.
 
 . "$(dirname "$0")/common.sh"
+
+check_only=0
+case "${1:-}" in
+"") ;;
+--check) check_only=1 ;;
+*) die "usage: $PROG [--check]" ;;
+esac
+
+if ! command -v dpkg-query >/dev/null || ! command -v apt-get >/dev/null; then
+	die "this is not a Debian or Ubuntu system (no dpkg-query or apt-get)." \
+	    "Tested on Debian 12; elsewhere, install the equivalents of the packages" \
+	    "listed in $0 yourself."
+fi
 
 packages=(
 	# fetching the base and working on the series
@@ -77,9 +99,20 @@ build_sparse()
 	sparse_is_new_enough "$dir/sparse"
 }
 
+if [ "$check_only" = 1 ]; then
+	[ ${#missing[@]} -eq 0 ] || die "missing packages: ${missing[*]}"
+	sparse_is_new_enough sparse || [ -x "$CACHE/sparse/sparse" ] ||
+		note "no sparse that Linux $BASE_VERSION accepts: 'make check' will fail its sparse row" \
+		     "(as root, this script builds one into $CACHE/sparse)"
+	note "all packages installed"
+	exit 0
+fi
+
 if [ ${#missing[@]} -gt 0 ]; then
 	[ "$(id -u)" -eq 0 ] ||
-		die "missing packages: ${missing[*]}; install them (as root) and run again"
+		die "missing packages: ${missing[*]}" \
+		    "Run this script as root to install them with apt-get (root is needed for that" \
+		    "only), or install them yourself; '$PROG --check' lists what is missing."
 
 	note "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
