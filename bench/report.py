@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""The benchmark's results, base against series, from one boot of each.
+"""The benchmark's results, base against series.
 
     report.py --base TAP --series TAP --out DIR
     report.py --cputime-only --base TAP... --series TAP... --out DIR
@@ -110,12 +110,16 @@ def tagged_fields(path, tag):
                 yield m.group(1).split(",")
 
 
-def read_cpu_times(paths, kernel):
+def read_cpu_times(paths, kernel, required=False):
     """{(kernel, op, heap, size, n, variant): (fastest, slowest) ns} of the
-    "cputime," lines of the TAPs @paths, over all their runs."""
+    "cputime," lines of the TAPs @paths, over all their runs; with
+    @required, each TAP must have some."""
     times = {}
     for path in paths:
-        for fields in tagged_fields(path, "cputime"):
+        lines = list(tagged_fields(path, "cputime"))
+        if not lines and required:
+            sys.exit(f"{path}: no cputime lines")
+        for fields in lines:
             if len(fields) != len(CPU_TIME_KEY) + 2:
                 sys.exit(f"{path}: malformed cputime line: {','.join(fields)}")
             op, heap, size, n, variant, ns, slowest = fields
@@ -470,8 +474,8 @@ def main():
     args = p.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
-    times = {**read_cpu_times(args.base, "base"),
-             **read_cpu_times(args.series, "series")}
+    times = {**read_cpu_times(args.base, "base", args.cputime_only),
+             **read_cpu_times(args.series, "series", args.cputime_only)}
     if args.cputime_only:
         write_cpu_csv(os.path.join(args.out, "cputime.csv"), times)
         table = "\n".join(cpu_time_table(times, min(len(args.base),

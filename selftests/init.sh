@@ -71,10 +71,14 @@ esac
 
 if [ -n "$run" ]; then
 	program=${run%%,*}
-	args=
-	case "$run" in *,*) args=$(echo "${run#*,}" | tr , ' ') ;; esac
-	# shellcheck disable=SC2086 # one word per argument
-	(cd "$(dirname "$program")" && "./$(basename "$program")" $args)
+	(
+		set -f
+		IFS=,
+		run_args=${run#"$program"}
+		# shellcheck disable=SC2086 # one word per argument
+		set -- ${run_args#,}
+		cd "$(dirname "$program")" && "./$(basename "$program")" "$@"
+	) || echo "Bail out! init: kselftest.run=$run failed"
 elif [ "$filter" = none ]; then
 	echo "TAP version 13"
 	echo "1..0 # SKIP kselftest.filter=none"
