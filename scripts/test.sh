@@ -43,11 +43,14 @@ row()
 # that points at the log, print its tail, and return non-zero.
 step()
 {
-	local kernel=$1 name=$2 log=$logs/$1-$2.log start
+	local kernel=$1 name=$2 log=$logs/$1-$2.log start last
 
 	shift 2
 	start=$SECONDS
-	note "$kernel: $name"
+	# What the step took last time on this machine, so that a long one
+	# does not look hung.
+	last=$(cat "$log.seconds" 2>/dev/null || true)
+	note "$kernel: $name${last:+ (last time $last s)}"
 	if "$@" >"$log" 2>&1; then
 		echo "$((SECONDS - start))" >"$log.seconds"
 		return 0
