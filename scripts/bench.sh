@@ -12,11 +12,11 @@
 # requires of that kernel did not pass, or a boot's console is not clean.
 #
 # bench.sh cputime: the CPU time of what importers without flags do, in
-# minutes: boot the two kernels in turn CPUTIME_BOOTS times (default 4),
-# each running only "chain_bench -c", so that a drift of the machine hits
-# both alike; report.py --cputime-only keeps each row's fastest run and
-# writes build/cputime/cputime.{md,csv}. Fails if a run failed; holds no
-# row to the goal.
+# instructions: boot the two kernels in turn CPUTIME_BOOTS times (default
+# 1) under QEMU's -icount, where the guest's clock counts instructions,
+# each running only "chain_bench -c"; report.py --cputime-only --icount
+# keeps each row's fastest run and writes build/cputime/cputime.{md,csv}.
+# Fails if a run failed; holds no row to the goal.
 
 . "$(dirname "$0")/common.sh"
 
@@ -28,7 +28,7 @@ bench)
 	;;
 cputime)
 	dir=$BUILD/cputime
-	boots=${CPUTIME_BOOTS:-4}
+	boots=${CPUTIME_BOOTS:-1}
 	[[ "$boots" =~ ^[1-9][0-9]*$ ]] ||
 		die "CPUTIME_BOOTS=$boots is not a positive number"
 	rm -rf "$dir"
@@ -52,7 +52,8 @@ if [ "$mode" = cputime ]; then
 		for kind in base series; do
 			out=$(kernel_out "$kind")
 			note "$kind: boot $i of $boots, chain_bench -c only"
-			KERNEL_ARGS="kunit.enable=0 kselftest.run=dmabuf-chain/chain_bench,-c" \
+			QEMU_ICOUNT=1 \
+				KERNEL_ARGS="kunit.enable=0 kselftest.run=dmabuf-chain/chain_bench,-c" \
 				"$ROOT/selftests/run-qemu.sh" "$out" cputime \
 				>"$dir/$kind-boot-$i.log" 2>&1 ||
 				die "booting $kind failed: see ${dir#"$ROOT"/}/$kind-boot-$i.log"
@@ -64,7 +65,7 @@ if [ "$mode" = cputime ]; then
 			fi
 		done
 	done
-	"$ROOT/bench/report.py" --cputime-only --base "$dir"/base-*.tap \
+	"$ROOT/bench/report.py" --cputime-only --icount --base "$dir"/base-*.tap \
 		--series "$dir"/series-*.tap --out "$dir"
 	note "results: ${dir#"$ROOT"/}/cputime.md, cputime.csv"
 	exit 0

@@ -14,6 +14,8 @@
 # guest's RAM, which starts at 1 GiB; KSELFTEST_FILTER runs one kselftest
 # collection only, or all but one with a leading "-"; KERNEL_ARGS adds to
 # the kernel command line (dmabuf_kunit.ownership_seed=N, say).
+# QEMU_ICOUNT=1 runs the guest under -icount: its clock then counts the
+# instructions it executes, one a nanosecond, the same in every run.
 
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -29,9 +31,11 @@ rm -f "$out/console$suffix.log" "$out/kselftest$suffix.tap"
 # 4 GiB at the virt machine's 1 GiB base puts RAM above 4 GiB, as on many
 # boards: swiotlb is set up, and the heap tests have a 32-bit device bounce.
 # pauth-impdef only makes TCG faster.
+icount=()
+[ "${QEMU_ICOUNT:-0}" = 0 ] || icount=(-icount shift=0,sleep=off)
 status=0
 timeout -k 10 "$timeout" qemu-system-aarch64 \
-	-M virt -cpu max,pauth-impdef=on -smp 2 -m "${QEMU_MEM:-4G}" \
+	-M virt -cpu max,pauth-impdef=on -smp 2 -m "${QEMU_MEM:-4G}" "${icount[@]}" \
 	-display none -monitor none -no-reboot -nic none \
 	-kernel "$out/arch/arm64/boot/Image" \
 	-initrd "$out/initramfs.cpio" \
