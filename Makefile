@@ -5,6 +5,11 @@
 
 SCRIPTS := scripts
 
+# The kind is a target, not a variable.
+ifneq ($(origin KIND),undefined)
+$(error KIND is not a variable: make run-base, run-series or run-debug)
+endif
+
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
 	run-base run-series run-debug bench cputime mutate compliance clean distclean help
 
@@ -53,11 +58,14 @@ kernels: tree
 run-base run-series run-debug: run-%:
 	@STATIC=0 $(SCRIPTS)/test.sh $*
 
+run-%:
+	$(error unknown kind '$*': make run-base, run-series or run-debug)
+
 ## bench: boot the base and the series with the benchmark alone; build/bench/results.{csv,md}, maintenance.svg (Documentation/benchmarks.md)
 bench: tree
 	@$(SCRIPTS)/bench.sh
 
-## cputime: boot the base and the series in turn, chain_bench -c only; the CPU time of importers without flags (build/cputime/cputime.md)
+## cputime: boot the base and the series under QEMU's -icount, chain_bench -c only; the instructions importers without flags take (build/cputime/cputime.md)
 cputime: tree
 	@$(SCRIPTS)/bench.sh cputime
 

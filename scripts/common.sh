@@ -64,7 +64,11 @@ worktree_at()
 # build-kernel.sh (KBUILD_CC).
 kmake()
 {
-	make -s -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+	local silent=-s
+
+	# make V=1: every command, as the kernel's own build shows them.
+	[ "${V:-0}" = 0 ] || silent=
+	make $silent -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 		${KBUILD_CC:+CC="$KBUILD_CC"} "$@"
 }
 
@@ -146,6 +150,38 @@ private_apt()
 		Acquire::Languages "none";
 		APT::Sandbox::User "root";
 	CONF
+}
+
+# Fail at once on a KSELFTEST_FILTER that names no collection or program
+# the boots have, listing the valid ones: the collections of
+# SELFTEST_TARGETS and the series' dmabuf-chain, and, once build/linux
+# exists, their programs.
+check_kselftest_filter()
+{
+	local filter=${KSELFTEST_FILTER:-} collections entry c p dir progs
+
+	collections="${SELFTEST_TARGETS:-dmabuf-heaps} dmabuf-chain"
+	case "$filter" in
+	"" | none) return 0 ;;
+	-*:*) die "KSELFTEST_FILTER=$filter: a leading '-' takes a collection only" ;;
+	esac
+	for entry in $(echo "${filter#-}" | tr , ' '); do
+		c=${entry%%:*}
+		p=${entry#*:}
+		[[ " $collections " == *" $c "* ]] ||
+			die "KSELFTEST_FILTER=$filter: no collection '$c'" \
+				"Collections: $collections; the forms: COLLECTION," \
+				"-COLLECTION, COLLECTION:PROGRAM[,COLLECTION:PROGRAM...] or none."
+		dir=$TREE/tools/testing/selftests/$c
+		[ "$p" != "$entry" ] && [ -e "$dir/Makefile" ] || continue
+		# TEST_GEN_PROGS and TEST_PROGS, continuation lines included.
+		progs=$(awk '/^TEST_(GEN_)?PROGS *[:+]?=/ { on = 1; sub(/^[^=]*= */, "") }
+			on { more = sub(/\\$/, ""); print; on = more }' "$dir/Makefile" |
+			tr -s ' \t' '\n\n')
+		grep -qxF "$p" <<<"$progs" ||
+			die "KSELFTEST_FILTER=$filter: no program '$p' in $c" \
+				"Its programs: $(echo $progs)"
+	done
 }
 
 # QEMU_TIMEOUT, or what a boot of kind $1 takes at most: the debug kernel

@@ -25,6 +25,13 @@
 unset DEBUG
 kinds=(base series debug)
 [ $# -eq 0 ] || kinds=("$@")
+for kind in "${kinds[@]}"; do
+	case "$kind" in
+	base | series | debug) ;;
+	*) die "unknown kind '$kind': base, series or debug" ;;
+	esac
+done
+check_kselftest_filter
 results=$BUILD/results.tsv
 logs=$BUILD/logs
 headline=$BUILD/bench/headline.md
@@ -39,23 +46,74 @@ row()
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$results"
 }
 
-# Run a step with its output in $logs/$name.log; on failure record a row
-# that points at the log, print its tail, and return non-zero.
+# Where a running step is, from the last of the files $@ that says so:
+# the KUnit suite or kselftest program a boot runs (its log, console and
+# TAP, in the order they fill), the part of a build, kunit.py's newest
+# line.
+progress()
+{
+	local f line at=
+
+	for f in "$@"; do
+		[ -e "$f" ] || continue
+		line=$(grep -aE '^\[[ 0-9.]+\] {1,5}# Subtest: |^# selftests: |^build-kernel.sh: |^\[[0-9:]+\] ' \
+			"$f" | tail -n 1 || true)
+		[ -z "$line" ] || at=$line
+	done
+	echo "$at" | sed -E 's/^\[[ 0-9.]+\] +# Subtest: /KUnit suite /;
+		s/^# selftests: /kselftest /; s/^build-kernel.sh: //' | cut -c1-100
+}
+
+# Every minute of step $1, a line saying where it is, from its log $2 and
+# the files after it.
+watch_step()
+{
+	local label=$1 start=$SECONDS line sleeper=
+
+	shift
+	# Killed at the step's end: no sleep left to hold the output open.
+	trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep 60 &
+		sleeper=$!
+		wait "$sleeper"
+		line=$(progress "$@")
+		note "$label, $(((SECONDS - start) / 60)) min${line:+: $line}"
+	done
+}
+
+# Run a step with its output in $logs/$name.log (with V=1, on the terminal
+# too); on failure record a row that points at the log, print its tail,
+# and return non-zero. A boot step names its console and TAP in $watch,
+# for its progress lines.
 step()
 {
-	local kernel=$1 name=$2 log=$logs/$1-$2.log start last
+	local kernel=$1 name=$2 log=$logs/$1-$2.log start last watcher status=0
 
 	shift 2
 	start=$SECONDS
-	# What the step took last time on this machine, so that a long one
-	# does not look hung.
+	# What a long step took last time on this machine, so that it does
+	# not look hung.
 	last=$(cat "$log.seconds" 2>/dev/null || true)
+	[ "${last:-0}" -ge 30 ] || last=
 	note "$kernel: $name${last:+ (last time $last s)}"
-	if "$@" >"$log" 2>&1; then
+	if [ "${V:-0}" != 0 ]; then
+		if ! "$@" 2>&1 | tee "$log"; then
+			status=${PIPESTATUS[0]}
+		fi
+	else
+		rm -f "$log"
+		watch_step "$kernel: $name" "$log" ${watch:-} &
+		watcher=$!
+		"$@" >"$log" 2>&1 || status=$?
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null || true
+	fi
+	if [ "$status" -eq 0 ]; then
 		echo "$((SECONDS - start))" >"$log.seconds"
 		return 0
 	fi
-	tail -n 20 "$log" >&2
+	[ "${V:-0}" != 0 ] || tail -n 20 "$log" >&2
 	row "$kernel" "$name" 0 1 0 "see ${log#"$ROOT"/}: $(grep -m1 'error' "$log" | cut -c1-120 || true)"
 	return 1
 }
@@ -97,7 +155,8 @@ boot_kind()
 	[ "$tree" = series ] || src=$BUILD/linux-base
 	# KUnit, then every kselftest, with RAM above 4 GiB as on most boards:
 	# 32-bit devices may bounce, and the tests see where they do.
-	step "$kind" boot env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
+	watch="$out/console.log $out/kselftest.tap" \
+		step "$kind" boot env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
 		KERNEL_ARGS="$(boot_args "$kind")" \
 		"$ROOT/selftests/run-qemu.sh" "$out" && booted+=("$kind") || true
 	boot_results "$kind" "$src" "$out" "" "$logs" >>"$results"

@@ -22,6 +22,7 @@
 out=${1:?usage: $PROG OUT_DIR [TAG]}
 suffix=${2:+-$2}
 timeout=${QEMU_TIMEOUT:-900}
+check_kselftest_filter
 cmdline="console=ttyAMA0 panic=-1"
 [ -z "${KSELFTEST_FILTER:-}" ] || cmdline+=" kselftest.filter=$KSELFTEST_FILTER"
 [ -z "${KERNEL_ARGS:-}" ] || cmdline+=" $KERNEL_ARGS"
