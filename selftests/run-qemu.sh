@@ -14,8 +14,9 @@
 # guest's RAM, which starts at 1 GiB; KSELFTEST_FILTER runs one kselftest
 # collection only, or all but one with a leading "-"; KERNEL_ARGS adds to
 # the kernel command line (dmabuf_kunit.ownership_seed=N, say).
-# QEMU_ICOUNT=1 runs the guest under -icount: its clock then counts the
-# instructions it executes, one a nanosecond, the same in every run.
+# QEMU_ICOUNT=1 runs the guest under -icount, on one CPU: its clock then
+# counts the instructions it executes, one a nanosecond, interrupts
+# included.
 
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -32,11 +33,13 @@ rm -f "$out/console$suffix.log" "$out/kselftest$suffix.tap"
 # 4 GiB at the virt machine's 1 GiB base puts RAM above 4 GiB, as on many
 # boards: swiotlb is set up, and the heap tests have a 32-bit device bounce.
 # pauth-impdef only makes TCG faster.
-icount=()
-[ "${QEMU_ICOUNT:-0}" = 0 ] || icount=(-icount shift=0,sleep=off)
+# Under -icount the CPUs share one instruction count: one CPU, so that
+# what a test times is its own work and its interrupts'.
+cpus=(-smp 2)
+[ "${QEMU_ICOUNT:-0}" = 0 ] || cpus=(-smp 1 -icount shift=0,sleep=off)
 status=0
 timeout -k 10 "$timeout" qemu-system-aarch64 \
-	-M virt -cpu max,pauth-impdef=on -smp 2 -m "${QEMU_MEM:-4G}" "${icount[@]}" \
+	-M virt -cpu max,pauth-impdef=on "${cpus[@]}" -m "${QEMU_MEM:-4G}" \
 	-display none -monitor none -no-reboot -nic none \
 	-kernel "$out/arch/arm64/boot/Image" \
 	-initrd "$out/initramfs.cpio" \
