@@ -6,7 +6,7 @@
 SCRIPTS := scripts
 
 # The kind is a target, not a variable.
-ifneq ($(origin KIND),undefined)
+ifeq ($(origin KIND),command line)
 $(error KIND is not a variable: make run-base, run-series or run-debug)
 endif
 

@@ -64,11 +64,12 @@ worktree_at()
 # build-kernel.sh (KBUILD_CC).
 kmake()
 {
-	local silent=-s
+	local verbose=-s
 
-	# make V=1: every command, as the kernel's own build shows them.
-	[ "${V:-0}" = 0 ] || silent=
-	make $silent -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
+	# make V=1: every command, as the kernel's own build shows them
+	# (kbuild reads V from its command line only).
+	[ "${V:-0}" = 0 ] || verbose=V=$V
+	make "$verbose" -j"$JOBS" ARCH=arm64 CROSS_COMPILE="$CROSS_COMPILE" \
 		${KBUILD_CC:+CC="$KBUILD_CC"} "$@"
 }
 
@@ -165,9 +166,13 @@ check_kselftest_filter()
 	"" | none) return 0 ;;
 	-*:*) die "KSELFTEST_FILTER=$filter: a leading '-' takes a collection only" ;;
 	esac
+	# No globbing of the filter's words.
+	local -
+	set -f
 	for entry in $(echo "${filter#-}" | tr , ' '); do
 		c=${entry%%:*}
 		p=${entry#*:}
+		[ -n "$p" ] || die "KSELFTEST_FILTER=$filter: '$entry' names no program"
 		[[ " $collections " == *" $c "* ]] ||
 			die "KSELFTEST_FILTER=$filter: no collection '$c'" \
 				"Collections: $collections; the forms: COLLECTION," \

@@ -68,15 +68,16 @@ progress()
 # the files after it.
 watch_step()
 {
-	local label=$1 start=$SECONDS line sleeper=
+	local label=$1 start=$SECONDS line
 
 	shift
 	# Killed at the step's end: no sleep left to hold the output open.
-	trap 'kill $sleeper 2>/dev/null; exit 0' TERM
+	trap 'kill $! 2>/dev/null; exit 0' TERM
 	while :; do
 		sleep 60 &
-		sleeper=$!
-		wait "$sleeper"
+		wait $!
+		# test.sh itself was killed.
+		kill -0 $$ 2>/dev/null || exit 0
 		line=$(progress "$@")
 		note "$label, $(((SECONDS - start) / 60)) min${line:+: $line}"
 	done

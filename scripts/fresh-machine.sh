@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run the README's two commands as a newcomer would, on a fresh Debian 12:
+# a minimal system made by debootstrap, with nothing installed and
+# nothing cached, holding a clone of this checkout's HEAD.
+#
+#   fresh-machine.sh [DIR]    DIR: where the system goes (build/fresh)
+#
+# As root (debootstrap and chroot need it; apt-get install debootstrap
+# first). The mirror is the one apt on this machine uses (DEBIAN_MIRROR
+# overrides it). In the chroot, as root: scripts/install-deps.sh, then
+# make test, each timed; their output and times go to DIR.log, and the
+# per-step times of make test to DIR/root/project/build/logs/*.seconds.
+# Exits with make test's status. DIR is removed first: every run starts
+# from nothing.
+
+. "$(dirname "$0")/common.sh"
+
+dir=$(realpath -m "${1:-$BUILD/fresh}")
+log=$dir.log
+suite=bookworm
+
+[ "$(id -u)" -eq 0 ] || die "run as root: debootstrap and chroot need it"
+command -v debootstrap >/dev/null || die "no debootstrap: apt-get install debootstrap"
+mirror=$(debian_mirror)
+[ -n "$mirror" ] || die "no Debian mirror in apt's configuration; set DEBIAN_MIRROR"
+[ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] ||
+	note "warning: uncommitted changes are not in the clone; it has HEAD"
+
+unmount_all()
+{
+	local m
+
+	for m in dev/pts dev sys proc; do
+		mountpoint -q "$dir/$m" && umount -l "$dir/$m"
+	done
+	return 0
+}
+trap unmount_all EXIT
+
+unmount_all
+rm -rf "$dir"
+mkdir -p "$dir"
+note "debootstrap $suite from $mirror into $dir (log: $log)"
+: >"$log"
+debootstrap --variant=minbase "$suite" "$dir" "$mirror" >>"$log" 2>&1 ||
+	die "debootstrap failed: see $log"
+git clone -q --no-hardlinks "$ROOT" "$dir/root/project"
+cp /etc/resolv.conf "$dir/etc/resolv.conf"
+mount -t proc proc "$dir/proc"
+mount -t sysfs sys "$dir/sys"
+mount --bind /dev "$dir/dev"
+mount --bind /dev/pts "$dir/dev/pts"
+
+note "in the chroot: scripts/install-deps.sh, then make test"
+status=0
+chroot "$dir" /usr/bin/env -i HOME=/root TERM=dumb \
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	/bin/bash -c 'cd /root/project &&
+		time scripts/install-deps.sh && time make test' >>"$log" 2>&1 || status=$?
+grep -E '^(real|[0-9]+ passed)' "$log" >&2 || true
+note "make test exited $status; step times: $dir/root/project/build/logs/*.seconds"
+exit "$status"
