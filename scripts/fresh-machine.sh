@@ -40,6 +40,8 @@ unmount_all()
 trap unmount_all EXIT
 
 unmount_all
+# Never remove through a mount: /dev is bound in there.
+! grep -q " $dir/" /proc/mounts || die "$dir still has mounts; unmount them first"
 rm -rf "$dir"
 mkdir -p "$dir"
 note "debootstrap $suite from $mirror into $dir (log: $log)"

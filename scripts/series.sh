@@ -24,12 +24,15 @@ git_tree()
 	git -C "$TREE" "$@"
 }
 
-# git am needs a committer; a fresh machine may have no identity at all.
+# git am needs a committer, and git notes an author too (the patches keep
+# their own authors); a fresh machine may have no identity at all.
 have_committer()
 {
 	git_tree config user.email >/dev/null ||
 		export GIT_COMMITTER_NAME=${GIT_COMMITTER_NAME:-series builder} \
-		       GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-builder@localhost}
+		       GIT_COMMITTER_EMAIL=${GIT_COMMITTER_EMAIL:-builder@localhost} \
+		       GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-series builder} \
+		       GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-builder@localhost}
 }
 
 patch_files()
@@ -247,6 +250,12 @@ cmd_tree()
 {
 	local tmp restore out
 
+	# A "make tree" that died while applying (killed, or a git error)
+	# left a partial series: start again.
+	if [ -e "$TREE/.git/dmabuf-applying" ]; then
+		note "build/linux is a partial tree from an interrupted 'make tree'; making it again"
+		rm -rf "$TREE"
+	fi
 	if [ -d "$TREE/.git" ]; then
 		require_idle
 		out=$(unexported)
@@ -276,9 +285,11 @@ cmd_tree()
 	# an earlier tree could look newer than them: build-kernel.sh starts
 	# afresh for a tree with a new id.
 	echo "$(git -C "$tmp" rev-parse base)-$(date +%s%N)" >"$tmp/.git/dmabuf-tree-id"
+	touch "$tmp/.git/dmabuf-applying"
 	rm -rf "$TREE"
 	mv -T "$tmp" "$TREE"
 	apply_series base
+	rm "$TREE/.git/dmabuf-applying"
 	note "build/linux: base $(git_tree describe --always base), $(git_tree rev-list --count base..$BRANCH) patch(es)"
 }
 
