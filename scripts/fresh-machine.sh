@@ -12,38 +12,40 @@
 # overrides it). In the chroot, as root: scripts/install-deps.sh, then
 # make test, each timed; their output and times go to DIR.log, and the
 # per-step times of make test to DIR/root/project/build/logs/*.seconds.
-# Exits with make test's status. DIR is removed first: every run starts
-# from nothing.
+# Exits with make test's status. DIR is made afresh at every run; a DIR
+# that exists must be one this script made. The chroot's mounts live in
+# a mount namespace of the script's own: the host never sees them, and
+# they go when it ends, however it ends.
 
 . "$(dirname "$0")/common.sh"
 
 dir=$(realpath -m "${1:-$BUILD/fresh}")
 log=$dir.log
+stamp=$dir/.fresh-machine
 suite=bookworm
 
 [ "$(id -u)" -eq 0 ] || die "run as root: debootstrap and chroot need it"
+if [ -z "${FRESH_MACHINE_NS:-}" ]; then
+	exec unshare --mount --propagation private env FRESH_MACHINE_NS=1 "$0" "$@"
+fi
 command -v debootstrap >/dev/null || die "no debootstrap: apt-get install debootstrap"
+[ "$dir" != / ] || die "DIR is /"
+[ ! -e "$dir" ] || [ -e "$stamp" ] || [ -z "$(ls -A "$dir")" ] ||
+	die "$dir exists and is not a system this script made; give a new DIR"
 mirror=$(debian_mirror)
 [ -n "$mirror" ] || die "no Debian mirror in apt's configuration; set DEBIAN_MIRROR"
+git -C "$ROOT" rev-parse -q --verify HEAD >/dev/null ||
+	die "git cannot read $ROOT as root (safe.directory?)"
 [ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] ||
 	note "warning: uncommitted changes are not in the clone; it has HEAD"
 
-unmount_all()
-{
-	local m
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock -n 9 || die "another run uses $dir"
 
-	for m in dev/pts dev sys proc; do
-		mountpoint -q "$dir/$m" && umount -l "$dir/$m"
-	done
-	return 0
-}
-trap unmount_all EXIT
-
-unmount_all
-# Never remove through a mount: /dev is bound in there.
-! grep -q " $dir/" /proc/mounts || die "$dir still has mounts; unmount them first"
-rm -rf "$dir"
+rm -rf --one-file-system "$dir"
 mkdir -p "$dir"
+touch "$stamp"
 note "debootstrap $suite from $mirror into $dir (log: $log)"
 : >"$log"
 debootstrap --variant=minbase "$suite" "$dir" "$mirror" >>"$log" 2>&1 ||

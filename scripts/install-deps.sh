@@ -81,12 +81,12 @@ build_sparse()
 	note "building sparse from Debian unstable's source package into $dir"
 	rm -rf "$dir"
 	mkdir -p "$apt/src"
+	# sid's Release file expires a week after its date, and a mirror that
+	# lags (a snapshot, a frozen archive) must still serve sparse: it
+	# stays valid for 180 days here. apt still checks its signature, and
+	# the source against it.
 	private_apt "$apt" \
-		"deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror sid main"
-	# sid's Release file expires after a week, and a mirror that lags (a
-	# snapshot, a frozen archive) still has to serve sparse; apt still
-	# checks its signature, and the source against it.
-	echo 'Acquire::Check-Valid-Until "false";' >>"$apt/apt.conf"
+		"deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg valid-until-min=15552000] $mirror sid main"
 	# apt checks the source files against the signed Release file.
 	APT_CONFIG=$apt/apt.conf apt-get -qq update || return 1
 	(cd "$apt/src" && APT_CONFIG=$apt/apt.conf apt-get -qq source --download-only sparse) ||

@@ -18,6 +18,7 @@
 
 BRANCH=series
 SYNCED=$TREE/.git/dmabuf-exported
+APPLYING=$TREE/.git/dmabuf-applying
 
 git_tree()
 {
@@ -141,11 +142,14 @@ b4_prep_tracking()
 }
 
 # Apply patches/ on the current commit. If a patch does not apply, put
-# build/linux back at commit $1 and fail naming the patch.
+# build/linux back at commit $1 and fail naming the patch. Until either,
+# build/linux is marked as partial ($APPLYING): killed meanwhile, the
+# next make tree makes it again.
 apply_series()
 {
 	local restore=$1 old_desc out patch
 
+	touch "$APPLYING"
 	have_committer
 	old_desc=$(git_tree config "branch.$BRANCH.description" || true)
 	git_tree config "branch.$BRANCH.description" "$(cover_subject_and_text)"
@@ -158,6 +162,7 @@ apply_series()
 		out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
 		git_tree am --abort || true
 		git_tree reset -q --hard "$restore"
+		rm -f "$APPLYING"
 		if [ -n "$old_desc" ]; then
 			git_tree config "branch.$BRANCH.description" "$old_desc"
 		fi
@@ -168,6 +173,7 @@ apply_series()
 	done
 	b4_prep_tracking
 	export_sum >"$SYNCED"
+	rm -f "$APPLYING"
 	[ "$(cat "$SYNCED")" = "$(dir_sum "$PATCHES")" ] ||
 		note "warning: exporting build/linux does not reproduce patches/ byte for byte" \
 		     "(another git version?); 'make export' would rewrite it"
@@ -252,7 +258,7 @@ cmd_tree()
 
 	# A "make tree" that died while applying (killed, or a git error)
 	# left a partial series: start again.
-	if [ -e "$TREE/.git/dmabuf-applying" ]; then
+	if [ -e "$APPLYING" ]; then
 		note "build/linux is a partial tree from an interrupted 'make tree'; making it again"
 		rm -rf "$TREE"
 	fi
@@ -266,6 +272,7 @@ cmd_tree()
 			    "Run 'make export' to keep it, or remove build/linux to start again from patches/."
 		note "patches/ changed; reapplying the series on the base"
 		restore=$(git_tree rev-parse HEAD)
+		touch "$APPLYING"
 		git_tree reset -q --hard base
 		apply_series "$restore"
 		exit 0
@@ -285,11 +292,11 @@ cmd_tree()
 	# an earlier tree could look newer than them: build-kernel.sh starts
 	# afresh for a tree with a new id.
 	echo "$(git -C "$tmp" rev-parse base)-$(date +%s%N)" >"$tmp/.git/dmabuf-tree-id"
-	touch "$tmp/.git/dmabuf-applying"
+	# Partial from here until apply_series is done.
+	touch "$tmp/.git/${APPLYING##*/}"
 	rm -rf "$TREE"
 	mv -T "$tmp" "$TREE"
 	apply_series base
-	rm "$TREE/.git/dmabuf-applying"
 	note "build/linux: base $(git_tree describe --always base), $(git_tree rev-list --count base..$BRANCH) patch(es)"
 }
 
