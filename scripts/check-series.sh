@@ -115,7 +115,15 @@ b4_am()
 	done
 	rm -rf "$out"
 	mkdir -p "$out"
-	b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
+	# b4 0.12 wants a user.email in git's configuration even to apply;
+	# a fresh machine has none.
+	if git config user.email >/dev/null; then
+		b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
+	else
+		GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=check \
+			GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1=check@localhost \
+			b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
+	fi
 	applied=$(grep -c '^Subject: ' "$out/series.mbx") || return 1
 	[ "$applied" -eq ${#patches[@]} ] ||
 		{ echo "error: b4 kept $applied of ${#patches[@]} patches"; return 1; }
