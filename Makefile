@@ -13,11 +13,11 @@ endif
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
 	run-base run-series run-debug bench cputime mutate compliance clean distclean help
 
-## all: build, boot and test the base and the series kernels, and show what the series buys (the benchmark's headline)
+## all: build, boot and test the base, the series and the debug kernels, and show what the series buys (the benchmark's headline)
 all:
 	@STATIC=0 $(SCRIPTS)/test.sh
 
-## test: static checks, then build, boot and test the base and the series
+## test: static checks, then build, boot and test the base, the series and the debug kernels
 test:
 	@$(SCRIPTS)/test.sh
 
@@ -33,7 +33,7 @@ export:
 check-exported:
 	@$(SCRIPTS)/series.sh check-exported
 
-## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc, MAINTAINERS, rst, recipients, sparse; SEND=1: sender sign-off)
+## check: static checks of patches/ only (checkpatch, git am, b4, kernel-doc, MAINTAINERS, rst, recipients, sparse, the mutations apply; SEND=1: sender sign-off)
 check: tree
 	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 

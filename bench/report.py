@@ -197,11 +197,12 @@ def cpu_time_table(times, boots=1, icount=False):
     return out
 
 
-def write_cpu_csv(path, times):
+def write_cpu_csv(path, times, icount=False):
+    unit = "instructions" if icount else "ns"
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["kernel"] + list(CPU_TIME_KEY) +
-                   ["ns", "slowest_ns", "ratio_to_v7.3"])
+                   [unit, f"slowest_{unit}", "ratio_to_v7.3"])
         for k, (v, slowest) in sorted(times.items()):
             b = times.get(("base",) + k[1:5] + ("unflagged",), (None,))[0]
             w.writerow(list(k) + [f"{v:.0f}", f"{slowest:.0f}",
@@ -501,7 +502,7 @@ def main():
     times = {**read_cpu_times(args.base, "base", args.cputime_only),
              **read_cpu_times(args.series, "series", args.cputime_only)}
     if args.cputime_only:
-        write_cpu_csv(os.path.join(args.out, "cputime.csv"), times)
+        write_cpu_csv(os.path.join(args.out, "cputime.csv"), times, args.icount)
         table = "\n".join(cpu_time_table(times, min(len(args.base),
                                                      len(args.series)),
                                           args.icount))
