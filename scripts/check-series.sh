@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Static checks of patches/, printed as result rows (kernel, check,
-# passed, failed, skipped, note):
+# passed, failed, skipped, note). patches/ holds the units of
+# scripts/series.conf (fixes, rfc, tests), each a series of its own:
 #  - checkpatch.pl --strict on every patch, less the message types listed
 #    with their reasons in scripts/checkpatch.ignore;
-#  - the series applies with git am on the pristine base (build/am-check);
-#  - Debian's b4 accepts the series from one threaded local mbox;
+#  - the units apply in order with git am on the pristine base
+#    (build/am-check), and each fix applies on the base alone;
+#  - every fix has Fixes: tags, each listed with its subject in
+#    scripts/fixes.verified, and says why in its notes when it is not
+#    Cc: stable; the other units have none;
+#  - Debian's b4 accepts each unit from one threaded local mbox;
 #  - kernel-doc: "kernel-doc -none" is silent on the files the series
 #    touches, and "-Wall" finds nothing there that the base did not have;
 #  - a MAINTAINERS entry other than THE REST covers every file the series
@@ -32,8 +37,30 @@ am_tree=$BUILD/am-check
 rm -rf "$logs"
 mkdir -p "$logs"
 
-mapfile -t patches < <(find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-	! -name '0000-cover-letter.patch' | sort)
+# The patches of unit $1.
+unit_patches()
+{
+	[ -d "$PATCHES/$1" ] || return 0
+	find "$PATCHES/$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+		! -name '0000-cover-letter.patch' | sort
+}
+
+# Every patch, unit after unit; and the cover letters.
+patches=()
+covers=()
+for unit in "${UNITS[@]}"; do
+	mapfile -t -O ${#patches[@]} patches < <(unit_patches "$unit")
+	[ ! -f "$PATCHES/$unit/0000-cover-letter.patch" ] ||
+		covers+=("$PATCHES/$unit/0000-cover-letter.patch")
+done
+
+# A patch's name in rows and messages: UNIT/NNNN-subject.
+patch_name()
+{
+	local name=${1#"$PATCHES"/}
+
+	echo "${name%.patch}"
+}
 
 row()
 {
@@ -49,6 +76,7 @@ check()
 	local name=$1 log=$logs/${1// /-}.log first
 
 	shift
+	mkdir -p "$(dirname "$log")"
 	if "$@" >"$log" 2>&1; then
 		row "$name" 1 0 0 ""
 		return 0
@@ -81,17 +109,83 @@ git_am_on_base()
 	git -C "$am_tree" -c user.name=check -c user.email=check@localhost am "${patches[@]}"
 }
 
-# Thread the series as git send-email would, and let b4 pick it up.
+# The fixes go to stable trees one by one: each must apply on the base
+# without the others. (check-each-patch builds them in order.)
+fixes_apply_alone()
+{
+	local patch index=$logs/base.index bad=0
+
+	GIT_INDEX_FILE=$index git -C "$am_tree" read-tree base || return 1
+	for patch in $(unit_patches fixes); do
+		GIT_INDEX_FILE=$index git -C "$am_tree" apply --cached --check "$patch" && continue
+		echo "error: $(patch_name "$patch") does not apply on the base alone"
+		bad=1
+	done
+	rm -f "$index"
+	[ "$bad" -eq 0 ]
+}
+
+# A patch's trailers of kind $2 (Fixes, Cc), above its "---".
+trailers()
+{
+	awk -v kind="$2" '/^---$/ { exit } index($0, kind ": ") == 1 { print substr($0, length(kind) + 3) }' "$1"
+}
+
+# Fixes: tags. Each fix names at least one commit, by an id and subject
+# that scripts/fixes.verified lists (checked once against mainline's
+# public history: the base has none); a fix without Cc: stable says why
+# in its notes ("Not for stable" or "not for stable"). The RFC and the
+# tests fix nothing in the base, so they carry no Fixes: tag.
+fixes_tags()
+{
+	local patch tag id subject known bad=0
+
+	for patch in $(unit_patches fixes); do
+		[ -n "$(trailers "$patch" Fixes)" ] ||
+			{ echo "error: $(patch_name "$patch"): no Fixes: tag"; bad=1; }
+		while IFS= read -r tag; do
+			if ! [[ "$tag" =~ ^([0-9a-f]{12})\ \(\"(.*)\"\)$ ]]; then
+				echo "error: $(patch_name "$patch"): Fixes: $tag: not 12 hex digits and (\"subject\")"
+				bad=1
+				continue
+			fi
+			id=${BASH_REMATCH[1]} subject=${BASH_REMATCH[2]}
+			known=$(awk -F'\t' -v id="$id" '$1 == id { print $2 }' "$ROOT/scripts/fixes.verified")
+			if [ -z "$known" ]; then
+				echo "error: $(patch_name "$patch"): $id is not in scripts/fixes.verified"
+				bad=1
+			elif [ "$known" != "$subject" ]; then
+				echo "error: $(patch_name "$patch"): $id is \"$known\", not \"$subject\""
+				bad=1
+			fi
+		done < <(trailers "$patch" Fixes)
+		if ! trailers "$patch" Cc | grep -q '^stable@vger.kernel.org' &&
+			! sed -n '/^Notes:$/,/^---$/p' "$patch" | grep -qi 'not for stable'; then
+			echo "error: $(patch_name "$patch"): neither Cc: stable nor \"Not for stable\" in its notes"
+			bad=1
+		fi
+	done
+	for patch in "${patches[@]}"; do
+		case "$patch" in "$PATCHES"/fixes/*) continue ;; esac
+		[ -z "$(trailers "$patch" Fixes)" ] ||
+			{ echo "error: $(patch_name "$patch"): a Fixes: tag outside the fixes unit"; bad=1; }
+	done
+	[ "$bad" -eq 0 ]
+}
+
+# Thread unit $1 as git send-email would, and let b4 pick it up.
 b4_am()
 {
-	local mbox=$logs/series.mbox out=$logs/b4 n=0 patch applied folded
+	local unit=$1 mbox=$logs/$1.mbox out=$logs/b4-$1 n=0 patch applied folded
+	local -a unit_list
 
 	# b4 0.12 crashes on any header folded over two lines: an author name
 	# and address, or a subject, too long for one line.
+	mapfile -t unit_list < <(unit_patches "$unit")
 	folded=$(awk 'FNR == 1 { head = 1 } /^$/ { head = 0 }
 		head && /^[ \t]/ { print FILENAME ": folded " name " header" }
 		head && /^[A-Za-z-]+:/ { name = $1 }' \
-		"$PATCHES/0000-cover-letter.patch" "${patches[@]}")
+		"$PATCHES/$unit/0000-cover-letter.patch" "${unit_list[@]}")
 	if [ -n "$folded" ]; then
 		echo "error: b4 0.12 cannot read folded headers; shorten them:"
 		echo "$folded"
@@ -99,14 +193,14 @@ b4_am()
 	fi
 
 	: >"$mbox"
-	for patch in "$PATCHES/0000-cover-letter.patch" "${patches[@]}"; do
-		awk -v n=$n '
+	for patch in "$PATCHES/$unit/0000-cover-letter.patch" "${unit_list[@]}"; do
+		awk -v n=$n -v unit="$unit" '
 			{ print }
 			/^Date: / && !done {
-				printf "Message-ID: <series-%d@dmabuf-ownership.invalid>\n", n
+				printf "Message-ID: <%s-%d@dmabuf-ownership.invalid>\n", unit, n
 				if (n) {
-					print "In-Reply-To: <series-0@dmabuf-ownership.invalid>"
-					print "References: <series-0@dmabuf-ownership.invalid>"
+					printf "In-Reply-To: <%s-0@dmabuf-ownership.invalid>\n", unit
+					printf "References: <%s-0@dmabuf-ownership.invalid>\n", unit
 				}
 				done = 1
 			}' "$patch" >>"$mbox"
@@ -118,15 +212,15 @@ b4_am()
 	# b4 0.12 wants a user.email in git's configuration even to apply;
 	# a fresh machine has none.
 	if git config user.email >/dev/null; then
-		b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
+		b4 --no-interactive am -C -m "$mbox" -o "$out" -n "$unit" || return 1
 	else
 		GIT_CONFIG_COUNT=2 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=check \
 			GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1=check@localhost \
-			b4 --no-interactive am -C -m "$mbox" -o "$out" -n series || return 1
+			b4 --no-interactive am -C -m "$mbox" -o "$out" -n "$unit" || return 1
 	fi
-	applied=$(grep -c '^Subject: ' "$out/series.mbx") || return 1
-	[ "$applied" -eq ${#patches[@]} ] ||
-		{ echo "error: b4 kept $applied of ${#patches[@]} patches"; return 1; }
+	applied=$(grep -c '^Subject: ' "$out/$unit.mbx") || return 1
+	[ "$applied" -eq ${#unit_list[@]} ] ||
+		{ echo "error: b4 kept $applied of ${#unit_list[@]} patches"; return 1; }
 }
 
 # kernel-doc -Wall warnings of $2 at revision $1 of the am-check tree,
@@ -457,17 +551,32 @@ bare_addresses()
 	sed -E -e 's/^(To|Cc): //' -e 's/.*<(.*)>.*/\1/' "$@" | tr '[:upper:]' '[:lower:]'
 }
 
-# Write recipients/NNNN.txt for every patch: "To: " the people
+# Write recipients/UNIT/NNNN.txt for every patch: "To: " the people
 # get_maintainer.pl names, "Cc: " its lists and the additions of
-# scripts/series.recipients; 0000.txt, the cover letter's, has everyone.
-# Then check them against expected_recipients.
+# scripts/series.recipients; 0000.txt, the unit's cover letter's, has
+# everyone of the unit. Then check them against expected_recipients.
 recipients()
 {
-	local dir=$logs/recipients patch n files need missing=0 lists=()
+	local unit
+	local -a unit_list
 
+	mkdir -p "$logs/recipients"
+	expected_recipients >"$logs/recipients/expected.rules" || return 1
+	for unit in "${UNITS[@]}"; do
+		mapfile -t unit_list < <(unit_patches "$unit")
+		[ ${#unit_list[@]} -gt 0 ] || continue
+		unit_recipients "$logs/recipients/$unit" "${unit_list[@]}" || return 1
+	done
+}
+
+# recipients of the patches $2... into directory $1.
+unit_recipients()
+{
+	local dir=$1 patch n files need missing=0 lists=()
+
+	shift
 	mkdir -p "$dir"
-	expected_recipients >"$dir/expected.rules" || return 1
-	for patch in "${patches[@]}"; do
+	for patch in "$@"; do
 		n=$(basename "$patch" | cut -c1-4)
 		lists+=("$dir/$n.txt")
 		mapfile -t files < <(patch_files "$patch")
@@ -486,9 +595,9 @@ recipients()
 			}' "$dir/$n.get_maintainer"
 			rule_addresses "$ROOT/scripts/series.recipients" "${files[@]}" | sed 's/^/Cc: /'
 		} | awk '{ key = tolower($0); sub(/^[a-z]+: /, "", key) } !seen[key]++' >"$dir/$n.txt"
-		for need in $(rule_addresses "$dir/expected.rules" "${files[@]}" | sort -u); do
+		for need in $(rule_addresses "$dir/../expected.rules" "${files[@]}" | sort -u); do
 			bare_addresses "$dir/$n.txt" | grep -qixF "$need" && continue
-			echo "error: $(basename "$patch"): $need is not among its recipients"
+			echo "error: $(patch_name "$patch"): $need is not among its recipients"
 			missing=1
 		done
 	done
@@ -669,14 +778,14 @@ signed_off()
 			"set your own with git config user.name/user.email in build/linux"
 		bad=1
 	fi
-	for patch in "$PATCHES/0000-cover-letter.patch" "${patches[@]}"; do
+	for patch in "${covers[@]}" "${patches[@]}"; do
 		if ! grep -qxF "Signed-off-by: $sender" "$patch"; then
-			echo "error: $(basename "$patch"): no Signed-off-by: $sender"
+			echo "error: $(patch_name "$patch"): no Signed-off-by: $sender"
 			bad=1
 		fi
 		if grep -qiF "$placeholder_address" "$patch"; then
 			grep -niF "$placeholder_address" "$patch" |
-				sed "s|^|error: $(basename "$patch"): placeholder identity at line |"
+				sed "s|^|error: $(patch_name "$patch"): placeholder identity at line |"
 			bad=1
 		fi
 	done
@@ -684,20 +793,29 @@ signed_off()
 }
 
 for patch in "${patches[@]}"; do
-	check "checkpatch $(basename "$patch" .patch)" checkpatch "$patch" || true
+	check "checkpatch $(patch_name "$patch")" checkpatch "$patch" || true
 done
 
 # Checks of the tree with the series applied (build/am-check).
-tree_checks=("kernel-doc" "MAINTAINERS" "rst" "recipients" "mutations apply" "sparse")
+tree_checks=("fixes apply alone" "kernel-doc" "MAINTAINERS" "rst" "recipients" "mutations apply"
+	"sparse")
 
 if [ ${#patches[@]} -eq 0 ]; then
-	for name in "git am on base" "b4 am" "${tree_checks[@]}"; do
+	for name in "git am on base" "b4 am" "fixes tags" "${tree_checks[@]}"; do
 		row "$name" 0 0 1 "no patches yet"
 	done
 	exit 0
 fi
-check "b4 am" b4_am || true
+for unit in "${UNITS[@]}"; do
+	if [ -z "$(unit_patches "$unit")" ]; then
+		row "b4 am $unit" 0 0 1 "no patches yet"
+		continue
+	fi
+	check "b4 am $unit" b4_am "$unit" || true
+done
+check "fixes tags" fixes_tags || true
 if check "git am on base" git_am_on_base; then
+	check "fixes apply alone" fixes_apply_alone || true
 	check "kernel-doc" kernel_doc || true
 	check "MAINTAINERS" maintainers_cover || true
 	check "rst" rst_check || true

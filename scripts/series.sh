@@ -8,8 +8,13 @@
 #   series.sh check-exported  fail if build/linux holds work patches/ lacks
 #
 # build/linux is a git repository: the tag "base" is the pristine base and
-# the branch "series" carries one commit per patch. Its description
-# (git branch --edit-description) is the cover letter's subject and text.
+# the branch "series" carries one commit per patch. The series is posted
+# as units (scripts/series.conf), each ending at a branch: base..fixes,
+# fixes..rfc and rfc..series, written to patches/fixes/, patches/rfc/ and
+# patches/tests/. The description of a unit's branch (git branch
+# --edit-description) is its cover letter's subject and text.
+# rebase.updateRefs keeps the unit branches on the series as it is
+# rebased.
 #
 # The base is Debian's linux-source tarball (scripts/series.conf), or the
 # git tree named by KERNEL_SRC at KERNEL_REF (default HEAD).
@@ -36,15 +41,34 @@ have_committer()
 		       GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-builder@localhost}
 }
 
+# The patches of unit $1 (default: every unit, in order).
 patch_files()
 {
-	find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		! -name '0000-cover-letter.patch' | sort
+	local unit
+
+	for unit in "${@:-${UNITS[@]}}"; do
+		[ -d "$PATCHES/$unit" ] || continue
+		find "$PATCHES/$unit" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+			! -name '0000-cover-letter.patch' | sort
+	done
+}
+
+# Where unit $1 starts: the branch of the unit before it, or the base.
+unit_start()
+{
+	local i
+
+	for i in "${!UNITS[@]}"; do
+		[ "${UNITS[i]}" = "$1" ] || continue
+		if [ "$i" -eq 0 ]; then echo base; else echo "${UNIT_BRANCHES[i - 1]}"; fi
+		return
+	done
+	die "unknown unit $1"
 }
 
 dir_sum()
 {
-	(cd "$1" && find . -maxdepth 1 -name '*.patch' | sort | xargs -r sha256sum) |
+	(cd "$1" && find . -name '*.patch' | sort | xargs -r sha256sum) |
 		sha256sum | cut -d' ' -f1
 }
 
@@ -98,12 +122,13 @@ base_from_git()
 	git -C "$dir" checkout -q -B "$BRANCH" "$commit"
 }
 
+# The subject and text of cover letter $1, as a branch description.
 cover_subject_and_text()
 {
-	local cover=$PATCHES/0000-cover-letter.patch
+	local cover=$1
 
 	if [ ! -f "$cover" ]; then
-		printf 'DMA-BUF CPU-cache ownership\n'
+		printf 'DMA-BUF CPU-cache ownership: %s\n' "$(basename "$(dirname "$cover")")"
 		return
 	fi
 	# Subject after its "[PREFIX 0/N] ", then the text up to the "---".
@@ -129,16 +154,27 @@ restore_notes()
 	[ -z "$text" ] || git_tree notes add -f -m "$text" HEAD
 }
 
-# Make the series branch one that b4 prep manages, with its cover letter
+# Make each unit's branch one that b4 prep manages, with its cover letter
 # in the branch description (where export reads it) and its bookkeeping in
-# the git configuration, so that "b4 prep" and "b4 send" work on it
-# directly. b4 wants the base on a branch of its own.
+# the git configuration, so that "b4 prep" and "b4 send" work on it once
+# it is checked out. b4 wants the base on a branch of its own, and each
+# unit's base is the branch of the unit before it.
 b4_prep_tracking()
 {
+	local i branch base prefixes
+
 	git_tree branch -f linux-base base
-	git_tree config "branch.$BRANCH.b4-prep-cover-strategy" branch-description
-	git_tree config "branch.$BRANCH.b4-tracking" \
-		"{\"series\": {\"revision\": $SERIES_REVISION, \"change-id\": \"$SERIES_CHANGE_ID\", \"base-branch\": \"linux-base\", \"prefixes\": [\"RFC\"]}}"
+	git_tree config rebase.updateRefs true
+	for i in "${!UNITS[@]}"; do
+		branch=${UNIT_BRANCHES[i]}
+		base=linux-base
+		[ "$i" -eq 0 ] || base=${UNIT_BRANCHES[i - 1]}
+		prefixes='[]'
+		case "${UNIT_PREFIXES[i]}" in RFC\ *) prefixes='["RFC"]' ;; esac
+		git_tree config "branch.$branch.b4-prep-cover-strategy" branch-description
+		git_tree config "branch.$branch.b4-tracking" \
+			"{\"series\": {\"revision\": ${UNIT_REVISIONS[i]}, \"change-id\": \"${UNIT_CHANGE_IDS[i]}\", \"base-branch\": \"$base\", \"prefixes\": $prefixes}}"
+	done
 }
 
 # Apply patches/ on the current commit. If a patch does not apply, put
@@ -147,29 +183,42 @@ b4_prep_tracking()
 # next make tree makes it again.
 apply_series()
 {
-	local restore=$1 old_desc out patch
+	local restore=$1 i branch out patch
+	local -a old_desc old_head
 
 	touch "$APPLYING"
 	have_committer
-	old_desc=$(git_tree config "branch.$BRANCH.description" || true)
-	git_tree config "branch.$BRANCH.description" "$(cover_subject_and_text)"
 	git_tree config notes.rewriteRef refs/notes/commits
-	for patch in $(patch_files); do
-		if out=$(git_tree am -q "$patch" 2>&1); then
-			restore_notes "$patch"
-			continue
-		fi
-		out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
-		git_tree am --abort || true
-		git_tree reset -q --hard "$restore"
-		rm -f "$APPLYING"
-		if [ -n "$old_desc" ]; then
-			git_tree config "branch.$BRANCH.description" "$old_desc"
-		fi
-		export_sum >"$SYNCED"
-		echo "$out" >&2
-		die "patches/$(basename "$patch") does not apply on the base; build/linux is left as it was." \
-		    "Rebase the series in build/linux onto the base and run 'make export'."
+	for i in "${!UNITS[@]}"; do
+		branch=${UNIT_BRANCHES[i]}
+		old_desc[i]=$(git_tree config "branch.$branch.description" || true)
+		old_head[i]=$(git_tree rev-parse -q --verify "refs/heads/$branch" || true)
+		git_tree config "branch.$branch.description" \
+			"$(cover_subject_and_text "$PATCHES/${UNITS[i]}/0000-cover-letter.patch")"
+		for patch in $(patch_files "${UNITS[i]}"); do
+			if out=$(git_tree am -q "$patch" 2>&1); then
+				restore_notes "$patch"
+				continue
+			fi
+			out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
+			git_tree am --abort || true
+			git_tree reset -q --hard "$restore"
+			rm -f "$APPLYING"
+			for i in "${!UNITS[@]}"; do
+				branch=${UNIT_BRANCHES[i]}
+				if [ -n "${old_desc[i]:-}" ]; then
+					git_tree config "branch.$branch.description" "${old_desc[i]}"
+				fi
+				if [ "$branch" != "$BRANCH" ] && [ -n "${old_head[i]:-}" ]; then
+					git_tree branch -f "$branch" "${old_head[i]}"
+				fi
+			done
+			export_sum >"$SYNCED"
+			echo "$out" >&2
+			die "patches/${patch#"$PATCHES"/} does not apply on the base; build/linux is left as it was." \
+			    "Rebase the series in build/linux onto the base and run 'make export'."
+		done
+		[ "$branch" = "$BRANCH" ] || git_tree branch -f "$branch" HEAD
 	done
 	b4_prep_tracking
 	export_sum >"$SYNCED"
@@ -179,48 +228,75 @@ apply_series()
 		     "(another git version?); 'make export' would rewrite it"
 }
 
-# Write the series into directory $1 exactly as export would.
+# Write the series into directory $1 exactly as export would: unit i in
+# $1/UNIT, the commits from unit_start to its branch.
 export_to()
 (
-	local dir=$1 count date ident desc
-
-	count=$(git_tree rev-list --count base.."$BRANCH")
-	date=$(git_tree log -1 --format=%aD "$BRANCH")
-	# The cover letter is the last author's; with no patches yet, it keeps
-	# the author it has.
-	if [ "$count" -gt 0 ]; then
-		ident=$(git_tree log -1 --format='%an <%ae>' "$BRANCH")
-	else
-		ident=$(sed -n '2s/^From: //p' "$PATCHES/0000-cover-letter.patch" 2>/dev/null || true)
-		[ -n "$ident" ] ||
-			ident=$(git_tree var GIT_AUTHOR_IDENT | sed 's/ [0-9]* [-+][0-9]*$//')
-	fi
-	desc=$(git_tree config "branch.$BRANCH.description" || true)
-	[ -n "$desc" ] || die "build/linux has no cover letter text; run 'git branch --edit-description'"
+	local dir=$1 i unit branch start
 
 	# From here on only the options given shape the output, not anyone's
 	# git configuration.
 	export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+	for i in "${!UNITS[@]}"; do
+		unit=${UNITS[i]}
+		branch=${UNIT_BRANCHES[i]}
+		start=$(unit_start "$unit")
+		git_tree rev-parse -q --verify "refs/heads/$branch" >/dev/null ||
+			die "build/linux has no branch $branch, where unit $unit ends: create it at the" \
+			    "unit's last commit (git branch $branch COMMIT), or, if build/linux was made" \
+			    "before patches/ had units and holds nothing unexported, remove it and run 'make tree'"
+		git_tree merge-base --is-ancestor "$start" "$branch" &&
+			git_tree merge-base --is-ancestor "$branch" "$BRANCH" ||
+			die "build/linux's branch $branch is not between $start and $BRANCH;" \
+			    "the units must stack (rebase with --update-refs keeps them so)"
+		mkdir -p "$dir/$unit"
+		export_unit "$dir/$unit" "$start" "$branch" "${UNIT_PREFIXES[i]}"
+	done
+)
+
+# Write the commits $2..$3 and their cover letter into directory $1, with
+# subject prefix $4.
+export_unit()
+{
+	local dir=$1 start=$2 branch=$3 prefix=$4 count date ident desc
+
+	count=$(git_tree rev-list --count "$start..$branch")
+	date=$(git_tree log -1 --format=%aD "$branch")
+	# The cover letter is the last author's; with no patches yet, it keeps
+	# the author it has.
+	if [ "$count" -gt 0 ]; then
+		ident=$(git_tree log -1 --format='%an <%ae>' "$branch")
+	else
+		ident=$(sed -n '2s/^From: //p' "$PATCHES/${dir##*/}/0000-cover-letter.patch" \
+			2>/dev/null || true)
+		[ -n "$ident" ] ||
+			ident=$(git_tree var GIT_AUTHOR_IDENT | sed 's/ [0-9]* [-+][0-9]*$//')
+	fi
+	desc=$(git_tree config "branch.$branch.description" || true)
+	[ -n "$desc" ] ||
+		die "build/linux's branch $branch has no cover letter text;" \
+		    "run 'git branch --edit-description $branch'"
+
 	git_tree format-patch -q --zero-commit --no-signature --numbered \
 		--no-thread --no-to --no-cc --no-signoff --no-add-header \
 		--notes=refs/notes/commits \
-		--abbrev=12 --subject-prefix="$SERIES_PREFIX" -o "$dir" base.."$BRANCH"
+		--abbrev=12 --subject-prefix="$prefix" -o "$dir" "$start..$branch"
 	{
 		echo "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001"
 		echo "From: $ident"
 		echo "Date: $date"
-		echo "Subject: [$SERIES_PREFIX 0/$count] $(echo "$desc" | head -n 1)"
+		echo "Subject: [$prefix 0/$count] $(echo "$desc" | head -n 1)"
 		echo
 		echo "$desc" | tail -n +2 | sed '/./,$!d'
 		echo "---"
 		if [ "$count" -gt 0 ]; then
-			git_tree shortlog base.."$BRANCH"
-			git_tree diff --stat=72 --summary base "$BRANCH"
+			git_tree shortlog "$start..$branch"
+			git_tree diff --stat=72 --summary "$start" "$branch"
 		else
 			echo "(no patches yet)"
 		fi
 	} >"$dir/0000-cover-letter.patch"
-)
+}
 
 # Refuse to touch build/linux in the middle of a rebase, am or merge, or
 # on another branch: its work there is not what export sees.
@@ -323,7 +399,8 @@ cmd_export()
 	rm -rf "$PATCHES"
 	mv "$PATCHES.tmp" "$PATCHES"
 	dir_sum "$PATCHES" >"$SYNCED"
-	note "exported $(patch_files | wc -l) patch(es) to patches/"
+	note "exported $(patch_files | wc -l) patch(es) to patches/: $(for unit in "${UNITS[@]}"; do
+		printf '%s %s, ' "$unit" "$(patch_files "$unit" | wc -l)"; done | sed 's/, $//')"
 }
 
 cmd_check_exported()
