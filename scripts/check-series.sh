@@ -45,6 +45,9 @@ unit_patches()
 		! -name '0000-cover-letter.patch' | sort
 }
 
+# The first unit holds the fixes to the base (scripts/series.conf).
+fixes_unit=${UNITS[0]}
+
 # Every patch, unit after unit; and the cover letters.
 patches=()
 covers=()
@@ -116,7 +119,7 @@ fixes_apply_alone()
 	local patch index=$logs/base.index bad=0
 
 	GIT_INDEX_FILE=$index git -C "$am_tree" read-tree base || return 1
-	for patch in $(unit_patches fixes); do
+	for patch in $(unit_patches "$fixes_unit"); do
 		GIT_INDEX_FILE=$index git -C "$am_tree" apply --cached --check "$patch" && continue
 		echo "error: $(patch_name "$patch") does not apply on the base alone"
 		bad=1
@@ -131,16 +134,26 @@ trailers()
 	awk -v kind="$2" '/^---$/ { exit } index($0, kind ": ") == 1 { print substr($0, length(kind) + 3) }' "$1"
 }
 
+# A patch's notes: what format-patch --notes put below its "---".
+patch_notes()
+{
+	awk 'body && /^Notes:$/ { notes = 1; next }
+		notes && /^    / { print substr($0, 5); next }
+		notes && /^$/ { next }
+		notes { exit }
+		/^---$/ { body = 1 }' "$1"
+}
+
 # Fixes: tags. Each fix names at least one commit, by an id and subject
 # that scripts/fixes.verified lists (checked once against mainline's
 # public history: the base has none); a fix without Cc: stable says why
-# in its notes ("Not for stable" or "not for stable"). The RFC and the
+# in its message or notes ("Not for stable: ..."). The RFC and the
 # tests fix nothing in the base, so they carry no Fixes: tag.
 fixes_tags()
 {
 	local patch tag id subject known bad=0
 
-	for patch in $(unit_patches fixes); do
+	for patch in $(unit_patches "$fixes_unit"); do
 		[ -n "$(trailers "$patch" Fixes)" ] ||
 			{ echo "error: $(patch_name "$patch"): no Fixes: tag"; bad=1; }
 		while IFS= read -r tag; do
@@ -159,14 +172,15 @@ fixes_tags()
 				bad=1
 			fi
 		done < <(trailers "$patch" Fixes)
-		if ! trailers "$patch" Cc | grep -q '^stable@vger.kernel.org' &&
-			! sed -n '/^Notes:$/,/^---$/p' "$patch" | grep -qi 'not for stable'; then
-			echo "error: $(patch_name "$patch"): neither Cc: stable nor \"Not for stable\" in its notes"
+		if [ "$(trailers "$patch" Cc | grep -c '^stable@vger.kernel.org')" = 0 ] &&
+			[ "$( (awk '/^---$/ { exit } { print }' "$patch"; patch_notes "$patch") |
+				grep -ci 'not for stable')" = 0 ]; then
+			echo "error: $(patch_name "$patch"): neither Cc: stable nor \"Not for stable\" and why"
 			bad=1
 		fi
 	done
 	for patch in "${patches[@]}"; do
-		case "$patch" in "$PATCHES"/fixes/*) continue ;; esac
+		case "$patch" in "$PATCHES/$fixes_unit"/*) continue ;; esac
 		[ -z "$(trailers "$patch" Fixes)" ] ||
 			{ echo "error: $(patch_name "$patch"): a Fixes: tag outside the fixes unit"; bad=1; }
 	done
@@ -813,9 +827,17 @@ for unit in "${UNITS[@]}"; do
 	fi
 	check "b4 am $unit" b4_am "$unit" || true
 done
-check "fixes tags" fixes_tags || true
+if [ -n "$(unit_patches "$fixes_unit")" ]; then
+	check "fixes tags" fixes_tags || true
+else
+	row "fixes tags" 0 0 1 "no fixes yet"
+fi
 if check "git am on base" git_am_on_base; then
-	check "fixes apply alone" fixes_apply_alone || true
+	if [ -n "$(unit_patches "$fixes_unit")" ]; then
+		check "fixes apply alone" fixes_apply_alone || true
+	else
+		row "fixes apply alone" 0 0 1 "no fixes yet"
+	fi
 	check "kernel-doc" kernel_doc || true
 	check "MAINTAINERS" maintainers_cover || true
 	check "rst" rst_check || true

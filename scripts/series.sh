@@ -202,19 +202,32 @@ apply_series()
 			fi
 			out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
 			git_tree am --abort || true
+			echo "$out" >&2
+			if [ "$restore" = base ]; then
+				# A new tree: it stays marked partial, and the next
+				# make tree starts it again.
+				die "patches/${patch#"$PATCHES"/} does not apply on the base." \
+				    "Fix patches/ (or rebase the series onto the base in a tree that has it) and run 'make tree' again."
+			fi
 			git_tree reset -q --hard "$restore"
-			rm -f "$APPLYING"
-			for i in "${!UNITS[@]}"; do
+			# Put back the units' branches and cover letters as they were.
+			for i in "${!old_head[@]}"; do
 				branch=${UNIT_BRANCHES[i]}
-				if [ -n "${old_desc[i]:-}" ]; then
+				if [ -n "${old_desc[i]}" ]; then
 					git_tree config "branch.$branch.description" "${old_desc[i]}"
+				else
+					git_tree config --unset "branch.$branch.description" || true
 				fi
-				if [ "$branch" != "$BRANCH" ] && [ -n "${old_head[i]:-}" ]; then
+				[ "$branch" != "$BRANCH" ] || continue
+				if [ -n "${old_head[i]}" ]; then
 					git_tree branch -f "$branch" "${old_head[i]}"
+				else
+					git_tree branch -q -D "$branch" 2>/dev/null || true
 				fi
 			done
-			export_sum >"$SYNCED"
-			echo "$out" >&2
+			rm -f "$APPLYING"
+			# A tree from before patches/ had units cannot be exported.
+			export_sum >"$SYNCED" 2>/dev/null || rm -f "$SYNCED"
 			die "patches/${patch#"$PATCHES"/} does not apply on the base; build/linux is left as it was." \
 			    "Rebase the series in build/linux onto the base and run 'make export'."
 		done
