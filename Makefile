@@ -37,7 +37,7 @@ check-exported:
 check: tree
 	@$(SCRIPTS)/check-series.sh > build/static.tsv && $(SCRIPTS)/report.sh build/static.tsv
 
-## check-each-patch: build the kernel at every patch of the series, arm64 and x86_64 (W=1 on touched files)
+## check-each-patch: build the kernel at every patch of the series, arm64 and x86_64 (W=1 on touched files; the kselftests each touches)
 check-each-patch:
 	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
 

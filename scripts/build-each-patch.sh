@@ -9,8 +9,10 @@
 #    turn on every file the series touches that x86 builds
 #    (build/out/each-patch-x86_64).
 # The objects of the C files a patch touches that a configuration builds
-# are then built again with W=1 and must not warn. Prints one result row
-# per patch and architecture.
+# are then built again with W=1 and must not warn, and on arm64 the
+# kselftest collections it touches are built afresh with its uapi
+# headers and must not warn either. Prints one result row per patch and
+# architecture.
 
 . "$(dirname "$0")/common.sh"
 
@@ -31,6 +33,24 @@ arch_make()
 	fi
 }
 
+# Build the kselftest collections that commit $1 touches, for arm64, into
+# $2/kselftest/; fails on a warning.
+build_selftests()
+{
+	local commit=$1 out=$2 dir warnings
+
+	for dir in $(git -C "$TREE" diff --name-only "$commit^" "$commit" -- tools/testing/selftests/ |
+			sed -n 's|^tools/testing/selftests/\([^/]*\)/.*|\1|p' | sort -u); do
+		[ -f "$worktree/tools/testing/selftests/$dir/Makefile" ] || continue
+		kmake -C "$worktree" O="$out" headers || return 1
+		rm -rf "$out/kselftest/$dir"
+		warnings=$(kmake -C "$worktree/tools/testing/selftests" O="$out" TARGETS="$dir" 2>&1) ||
+			{ echo "$warnings"; return 1; }
+		echo "$warnings"
+		! grep -qi 'warning' <<<"$warnings" || return 1
+	done
+}
+
 # Build commit $1 (checked out in the worktree) for $ARCH into $2.
 build_arch()
 {
@@ -48,6 +68,7 @@ build_arch()
 		image=bzImage
 	fi
 	arch_make -C "$worktree" O="$out" "$image" || return 1
+	[ "$ARCH" != arm64 ] || build_selftests "$commit" "$out" || return 1
 	for file in $(git -C "$TREE" diff --name-only --diff-filter=AM \
 			"$commit^" "$commit" -- '*.c' ':!tools/'); do
 		file=${file%.c}.o

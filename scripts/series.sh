@@ -177,13 +177,14 @@ b4_prep_tracking()
 	done
 }
 
-# Apply patches/ on the current commit. If a patch does not apply, put
-# build/linux back at commit $1 and fail naming the patch. Until either,
-# build/linux is marked as partial ($APPLYING): killed meanwhile, the
-# next make tree makes it again.
+# Apply patches/ on the current commit. If a patch does not apply, fail
+# naming it, after putting build/linux back at commit $1, or, for a new
+# tree ($1 = base), leaving it partial. Until then build/linux is marked
+# as partial ($APPLYING): export refuses it, and the next make tree makes
+# it again.
 apply_series()
 {
-	local restore=$1 i branch out patch
+	local restore=$1 i branch out patch where
 	local -a old_desc old_head
 
 	touch "$APPLYING"
@@ -203,11 +204,13 @@ apply_series()
 			out=$(echo "$out" | grep -vE '^(When you have|If you prefer|To restore)')
 			git_tree am --abort || true
 			echo "$out" >&2
+			where="the base"
+			[ "$i" -eq 0 ] || where="the base and the units before it (${UNITS[*]:0:i})"
 			if [ "$restore" = base ]; then
 				# A new tree: it stays marked partial, and the next
 				# make tree starts it again.
-				die "patches/${patch#"$PATCHES"/} does not apply on the base." \
-				    "Fix patches/ (or rebase the series onto the base in a tree that has it) and run 'make tree' again."
+				die "patches/${patch#"$PATCHES"/} does not apply on $where." \
+				    "Fix patches/ and run 'make tree' again."
 			fi
 			git_tree reset -q --hard "$restore"
 			# Put back the units' branches and cover letters as they were.
@@ -227,9 +230,10 @@ apply_series()
 			done
 			rm -f "$APPLYING"
 			# A tree from before patches/ had units cannot be exported.
-			export_sum >"$SYNCED" 2>/dev/null || rm -f "$SYNCED"
-			die "patches/${patch#"$PATCHES"/} does not apply on the base; build/linux is left as it was." \
-			    "Rebase the series in build/linux onto the base and run 'make export'."
+			export_sum >"$SYNCED.new" 2>/dev/null && mv "$SYNCED.new" "$SYNCED" ||
+				rm -f "$SYNCED" "$SYNCED.new"
+			die "patches/${patch#"$PATCHES"/} does not apply on $where; build/linux is left as it was." \
+			    "Fix patches/, or fix the series in build/linux and run 'make export', which rewrites patches/."
 		done
 		[ "$branch" = "$BRANCH" ] || git_tree branch -f "$branch" HEAD
 	done
@@ -354,7 +358,8 @@ cmd_tree()
 	if [ -d "$TREE/.git" ]; then
 		require_idle
 		out=$(unexported)
-		[ -n "$out" ] || exit 0
+		# In sync: only b4's bookkeeping may be older than series.conf.
+		[ -n "$out" ] || { b4_prep_tracking; exit 0; }
 		[ -z "$(git_tree status --porcelain)" ] && [ -f "$SYNCED" ] &&
 			[ "$(cat "$SYNCED")" = "$(export_sum)" ] ||
 			die "build/linux holds work that patches/ does not:" "$out" \
@@ -394,15 +399,25 @@ export_sum()
 	local tmp sum
 
 	tmp=$(mktemp -d)
-	export_to "$tmp"
+	export_to "$tmp" || { rm -rf "$tmp"; return 1; }
 	sum=$(dir_sum "$tmp")
 	rm -rf "$tmp"
 	echo "$sum"
 }
 
+# A make tree that did not finish leaves a partial series, which export
+# would write over patches/.
+require_whole()
+{
+	[ ! -e "$APPLYING" ] ||
+		die "build/linux is a partial tree from a 'make tree' that did not finish;" \
+		    "run 'make tree' to make it again from patches/"
+}
+
 cmd_export()
 {
 	[ -d "$TREE/.git" ] || die "no build/linux; run 'make tree' first"
+	require_whole
 	require_idle
 	[ -z "$(git_tree status --porcelain)" ] ||
 		die "build/linux has uncommitted changes; commit them first"
@@ -421,6 +436,7 @@ cmd_check_exported()
 	local out
 
 	[ -d "$TREE/.git" ] || exit 0
+	require_whole
 	out=$(unexported)
 	[ -z "$out" ] && exit 0
 	echo "$out" >&2
