@@ -37,14 +37,6 @@ am_tree=$BUILD/am-check
 rm -rf "$logs"
 mkdir -p "$logs"
 
-# The patches of unit $1.
-unit_patches()
-{
-	[ -d "$PATCHES/$1" ] || return 0
-	find "$PATCHES/$1" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-		! -name '0000-cover-letter.patch' | sort
-}
-
 # The first unit holds the fixes to the base (scripts/series.conf).
 fixes_unit=${UNITS[0]}
 
@@ -815,7 +807,7 @@ tree_checks=("fixes apply alone" "kernel-doc" "MAINTAINERS" "rst" "recipients" "
 	"sparse")
 
 if [ ${#patches[@]} -eq 0 ]; then
-	for name in "git am on base" "b4 am" "fixes tags" "${tree_checks[@]}"; do
+	for name in "git am on base" "${UNITS[@]/#/b4 am }" "fixes tags" "${tree_checks[@]}"; do
 		row "$name" 0 0 1 "no patches yet"
 	done
 	exit 0

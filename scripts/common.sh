@@ -19,6 +19,19 @@ export GIT_CEILING_DIRECTORIES=$BUILD
 # shellcheck source=series.conf
 . "$ROOT/scripts/series.conf"
 
+# The patches of unit $1 of patches/ (default: every unit, in order),
+# without the cover letters.
+unit_patches()
+{
+	local unit
+
+	for unit in "${@:-${UNITS[@]}}"; do
+		[ -d "$PATCHES/$unit" ] || continue
+		find "$PATCHES/$unit" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
+			! -name '0000-cover-letter.patch' | sort
+	done
+}
+
 PROG=$(basename "$0")
 
 # The first argument is the message; any further ones follow on lines

@@ -41,18 +41,6 @@ have_committer()
 		       GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-builder@localhost}
 }
 
-# The patches of unit $1 (default: every unit, in order).
-patch_files()
-{
-	local unit
-
-	for unit in "${@:-${UNITS[@]}}"; do
-		[ -d "$PATCHES/$unit" ] || continue
-		find "$PATCHES/$unit" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' \
-			! -name '0000-cover-letter.patch' | sort
-	done
-}
-
 # Where unit $1 starts: the branch of the unit before it, or the base.
 unit_start()
 {
@@ -196,7 +184,7 @@ apply_series()
 		old_head[i]=$(git_tree rev-parse -q --verify "refs/heads/$branch" || true)
 		git_tree config "branch.$branch.description" \
 			"$(cover_subject_and_text "$PATCHES/${UNITS[i]}/0000-cover-letter.patch")"
-		for patch in $(patch_files "${UNITS[i]}"); do
+		for patch in $(unit_patches "${UNITS[i]}"); do
 			if out=$(git_tree am -q "$patch" 2>&1); then
 				restore_notes "$patch"
 				continue
@@ -427,8 +415,8 @@ cmd_export()
 	rm -rf "$PATCHES"
 	mv "$PATCHES.tmp" "$PATCHES"
 	dir_sum "$PATCHES" >"$SYNCED"
-	note "exported $(patch_files | wc -l) patch(es) to patches/: $(for unit in "${UNITS[@]}"; do
-		printf '%s %s, ' "$unit" "$(patch_files "$unit" | wc -l)"; done | sed 's/, $//')"
+	note "exported $(unit_patches | wc -l) patch(es) to patches/: $(for unit in "${UNITS[@]}"; do
+		printf '%s %s, ' "$unit" "$(unit_patches "$unit" | wc -l)"; done | sed 's/, $//')"
 }
 
 cmd_check_exported()
