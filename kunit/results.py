@@ -60,8 +60,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         boot = os.path.join(tmp, 'boot.log')
         result = os.path.join(tmp, 'kunit.json')
+        before_init = boot_log_before_init(args.console)
         with open(boot, 'w') as f:
-            f.write(boot_log_before_init(args.console))
+            f.write(before_init)
         with open(args.log, 'w') as log:
             subprocess.run([sys.executable, kunit_py, 'parse',
                             '--json=' + result, boot],
@@ -93,7 +94,9 @@ def main():
             print(f'{kernel}\t{tool} {test[0]}\t0\t1\t0\tsuite did not run')
         elif len(test) > 1 and statuses.get(test) != 'PASS':
             status = statuses.get(test, 'did not run')
-            print(f'{kernel}\trequired {tool} {" ".join(test)}\t0\t1\t0\t{status}')
+            detail = failure_detail(before_init, test[-1])
+            print(f'{kernel}\trequired {tool} {" ".join(test)}\t0\t1\t0\t'
+                  f'{status}{": " + detail if detail else ""}')
 
 
 def case_statuses(root):
@@ -116,6 +119,26 @@ def case_statuses(root):
                 statuses[(suite['name'], case['name'], param['name'])] = \
                     param['status']
     return statuses
+
+
+def failure_detail(log, case, limit=200):
+    """What KUnit printed about @case's failure, on one line.
+
+    A CI run shows the rows only, so a failing required case carries the
+    lines KUnit printed for it: "# CASE: EXPECTATION FAILED at ..." and
+    the indented lines after it ("Expected ret == 0, but ret == -4").
+    """
+    detail, inside = [], False
+    for line in log.splitlines():
+        text = line.split('] ', 1)[-1].strip()
+        if text.startswith(f'# {case}: '):
+            inside = True
+            detail.append(text[len(case) + 4:])
+        elif inside and text and not text.startswith(('ok ', 'not ok ', '#')):
+            detail.append(text)
+        else:
+            inside = False
+    return ' '.join(detail).replace('\t', ' ')[:limit]
 
 
 LABELS = ('base', 'series', 'debug', 'kunit.py', 'uml')
