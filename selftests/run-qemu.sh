@@ -16,7 +16,10 @@
 # the kernel command line (dmabuf_kunit.ownership_seed=N, say).
 # QEMU_ICOUNT=1 runs the guest under -icount, on one CPU: its clock then
 # counts the instructions it executes, one a nanosecond, interrupts
-# included.
+# included. QEMU_EMULATE_CACHE=0 turns off the test engine's cache
+# emulation (emulate_cache), which is on otherwise, and off under -icount,
+# whose counts it would distort: TCG models no CPU cache, so the engine
+# emulates one for the data checks to fail as on a board.
 
 . "$(dirname "$0")/../scripts/common.sh"
 
@@ -26,6 +29,12 @@ timeout=${QEMU_TIMEOUT:-900}
 check_kselftest_filter
 cmdline="console=ttyAMA0 panic=-1"
 [ -z "${KSELFTEST_FILTER:-}" ] || cmdline+=" kselftest.filter=$KSELFTEST_FILTER"
+emulate=${QEMU_EMULATE_CACHE:-1}
+[ "${QEMU_ICOUNT:-0}" = 0 ] || emulate=0
+case "$emulate" in
+0 | 1) cmdline+=" dma_buf_test_engine.emulate_cache=$emulate" ;;
+*) die "QEMU_EMULATE_CACHE=$emulate: 0 or 1" ;;
+esac
 [ -z "${KERNEL_ARGS:-}" ] || cmdline+=" $KERNEL_ARGS"
 
 rm -f "$out/console$suffix.log" "$out/kselftest$suffix.tap"
