@@ -204,7 +204,7 @@ check_kselftest_filter()
 
 # QEMU_TIMEOUT, or what a boot of kind $1 takes at most: the debug kernel
 # runs the same tests several times slower under TCG, and the series'
-# boot, with the benchmark's 2,256 rows, took from 570 s to over 1,400 s
+# boot, with the benchmark's 2,256 rows, took from 570 s to over 1,000 s
 # on 2 cores (its chain_bench alone once outlasted 900 s).
 boot_timeout()
 {
