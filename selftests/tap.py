@@ -11,7 +11,9 @@ failure.
 
 With --expect, every test listed there for this kernel label and in a
 collection or program that --filter selected must pass: one that failed, skipped or
-did not run adds a failing row that names it.
+did not run adds a failing row that names it. A test listed for the label
+KERNEL:xfail must instead report XFAIL, a known bug of that kernel that it
+showed (each XFAIL has a row with its reason).
 
 Why not kunit.py parse: run_kselftest.sh prints a program's own results
 "# "-prefixed, which KTAP (and so kunit.py parse) reads as diagnostic
@@ -25,13 +27,14 @@ import re
 
 PLAN = re.compile(r'^1\.\.(\d+)(?:\s*#\s*SKIP\s*(.*))?')
 RESULT = re.compile(r'^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$')
-SUBTEST = re.compile(r'^# (not )?ok \d+ (.*?)(?: # (SKIP|TODO)\b ?(.*))?$')
+SUBTEST = re.compile(r'^# (not )?ok \d+ (.*?)(?: # (SKIP|TODO|XFAIL)\b ?(.*))?$')
 SKIP_REASON = re.compile(r'^# .*\bSKIP\b\W*(.*)$')
 BAIL_OUT = re.compile(r'^Bail out!(.*)$')
 
 
 def read_expected(path, label):
-    """The tests required of this label: {"coll:prog": [subtest or None]}."""
+    """The tests required of this label, and what each must come to:
+    {"coll:prog": [(subtest or None, "pass" or "xfail")]}."""
     required = {}
     with open(path) as f:
         for line in f:
@@ -39,10 +42,15 @@ def read_expected(path, label):
             if not line.strip() or line.startswith('#'):
                 continue
             test, _, labels = line.partition('\t')
-            if label not in labels.split():
+            labels = labels.split()
+            if label in labels:
+                want = 'pass'
+            elif f'{label}:xfail' in labels:
+                want = 'xfail'
+            else:
                 continue
             program, _, subtest = test.partition(' ')
-            required.setdefault(program, []).append(subtest or None)
+            required.setdefault(program, []).append((subtest or None, want))
     return required
 
 
@@ -99,8 +107,9 @@ def main():
         m = SUBTEST.match(line)
         if m:
             failed, name, directive, why = m.groups()
-            state = ('skip: ' + why.strip() if directive == 'SKIP' else
-                     'fail' if failed else 'pass')
+            state = ('fail' if failed else
+                     'skip: ' + why.strip() if directive == 'SKIP' else
+                     'xfail: ' + why.strip() if directive == 'XFAIL' else 'pass')
             subtests.append((name.strip(), state))
             continue
         if line.startswith('#'):
@@ -113,7 +122,7 @@ def main():
         failed, collection, name, directive = m.groups()
         program = f'{collection}:{name}'
         note = directive.strip().lstrip('# ')
-        passed = sum(s == 'pass' for _, s in subtests)
+        passed = sum(s == 'pass' or s.startswith('xfail') for _, s in subtests)
         nfailed = sum(s == 'fail' for _, s in subtests)
         if 'SKIP' in directive and not failed:
             why = next((SKIP_REASON.match(o).group(1) for o in reversed(output)
@@ -135,6 +144,8 @@ def main():
                 outcome[key] = state
             if state.startswith('skip'):
                 row(k, f'kselftest {program}: {sub}', 0, 0, 1, state[6:])
+            elif state.startswith('xfail'):
+                row(k, f'kselftest {program}: {sub}', 0, 0, 0, 'XFAIL ' + state[7:])
         subtests, output = [], []
 
     if not lines:
@@ -153,12 +164,13 @@ def main():
     for program, subs in read_expected(args.expect, k).items():
         if not selected(args.filter, program):
             continue
-        for sub in subs:
+        for sub, want in subs:
             key = f'{program} {sub}' if sub else program
             state = outcome.get(key, 'did not run')
-            if state != 'pass':
+            if state.split(':')[0] != want:
                 row(k, f'required {program}' + (f': {sub}' if sub else ''),
-                    0, 1, 0, state)
+                    0, 1, 0, state if want == 'pass' else
+                    f'{state}, not the known bug it must show (XFAIL)')
 
 
 if __name__ == '__main__':
