@@ -15,7 +15,8 @@
 # mutation that no test catches, or that does not build, is a failure of
 # the run. At the end the kernel is rebuilt from the unmodified tree.
 # Logs: build/mutate/. The table goes to build/mutate/table.md, and, when
-# every mutation ran, to Documentation/mutations.md, which is committed.
+# every mutation ran, to Documentation/mutations.md, which is committed
+# (a run with MUTATE_FILTER does not replace a full run's table there).
 #
 # Each failing kselftest that printed a data-check message (one that names
 # stale or lost words: the engine's cache emulation under QEMU, or a board)
@@ -217,8 +218,11 @@ printf '\n%s\n' "$summary"
 		echo "| \`$name\` | $what | ${caught//|/\\|} | ${data//|/\\|} |"
 	done <"$table"
 } >"$logs/table.md"
-if [ ${#names[@]} -eq ${#all[@]} ]; then
-	cp "$logs/table.md" "$ROOT/Documentation/mutations.md"
-	note "table: Documentation/mutations.md"
+# A filtered run does not replace the table of a full one.
+doc=$ROOT/Documentation/mutations.md
+if [ ${#names[@]} -eq ${#all[@]} ] &&
+	{ [ -z "${MUTATE_FILTER:-}" ] || [ ! -f "$doc" ] || grep -q MUTATE_FILTER= "$doc"; }; then
+	cp "$logs/table.md" "$doc"
+	note "table: ${doc#"$ROOT"/}"
 fi
 [ "$missed" -eq 0 ] && [ "$broken" -eq 0 ]

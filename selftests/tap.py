@@ -27,7 +27,7 @@ import re
 
 PLAN = re.compile(r'^1\.\.(\d+)(?:\s*#\s*SKIP\s*(.*))?')
 RESULT = re.compile(r'^(not )?ok \d+ selftests: (\S+): (\S+)(.*)$')
-SUBTEST = re.compile(r'^# (not )?ok \d+ (.*?)(?: # (SKIP|TODO|XFAIL)\b ?(.*))?$')
+SUBTEST = re.compile(r'^# (not )?ok \d+ (.*?)(?: # (SKIP|TODO|XFAIL|XPASS)\b ?(.*))?$')
 SKIP_REASON = re.compile(r'^# .*\bSKIP\b\W*(.*)$')
 BAIL_OUT = re.compile(r'^Bail out!(.*)$')
 
@@ -43,6 +43,8 @@ def read_expected(path, label):
                 continue
             test, _, labels = line.partition('\t')
             labels = labels.split()
+            if label in labels and f'{label}:xfail' in labels:
+                raise SystemExit(f'{path}: {test}: both {label} and {label}:xfail')
             if label in labels:
                 want = 'pass'
             elif f'{label}:xfail' in labels:
@@ -139,8 +141,8 @@ def main():
                 row(k, f'kselftest {program}', passed, nfailed, 0, note)
         for sub, state in subtests:
             key = f'{program} {sub}'
-            # A subtest that runs more than once passes only if each run does.
-            if outcome.get(key, 'pass') == 'pass':
+            # A subtest that runs more than once keeps its worst result.
+            if outcome.get(key, 'pass') == 'pass' or state == 'fail':
                 outcome[key] = state
             if state.startswith('skip'):
                 row(k, f'kselftest {program}: {sub}', 0, 0, 1, state[6:])
