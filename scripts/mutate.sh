@@ -79,25 +79,20 @@ build()
 }
 
 # Boot the series kernel (DEBUG=$1; with $1 = 1 the kselftests $2 alone,
-# no KUnit) and write its result rows to $3; logs are named after $4.
+# and with MUTATE_FILTER those, no KUnit) and write its result rows to $3;
+# logs are named after $4.
 boot()
 {
-	local out
+	local out kind=series filter=${MUTATE_FILTER:-}
 	out=$(DEBUG=$1 kernel_out series)
-	if [ "$1" = 1 ]; then
+	[ "$1" != 1 ] || { kind=debug; filter=$2; }
+	if [ -n "$filter" ]; then
 		# No KUnit, so none of boot_args' sequence counts.
-		KSELFTEST_FILTER=$2 KERNEL_ARGS=kunit.enable=0 QEMU_TIMEOUT=$(boot_timeout debug) \
+		KSELFTEST_FILTER=$filter KERNEL_ARGS=kunit.enable=0 QEMU_TIMEOUT=$(boot_timeout $kind) \
 			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
-		"$ROOT/selftests/tap.py" --kernel debug --filter="$2" \
+		"$ROOT/selftests/tap.py" --kernel $kind --filter="$filter" \
 			--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >"$3" || true
-		"$ROOT/scripts/check-console.sh" debug "$out/console-mut.log" >>"$3" || true
-	elif [ -n "${MUTATE_FILTER:-}" ]; then
-		KSELFTEST_FILTER=$MUTATE_FILTER KERNEL_ARGS=kunit.enable=0 \
-			QEMU_TIMEOUT=$(boot_timeout series) \
-			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
-		"$ROOT/selftests/tap.py" --kernel series --filter="$MUTATE_FILTER" \
-			--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >"$3" || true
-		"$ROOT/scripts/check-console.sh" series "$out/console-mut.log" >>"$3" || true
+		"$ROOT/scripts/check-console.sh" $kind "$out/console-mut.log" >>"$3" || true
 	else
 		KERNEL_ARGS=$(boot_args series) QEMU_TIMEOUT=$(boot_timeout series) \
 			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
