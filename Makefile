@@ -11,7 +11,7 @@ $(error KIND is not a variable: make run-base, run-series or run-debug)
 endif
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series run-debug bench cputime mutate compliance clean distclean help
+	run-base run-series run-debug bench cputime mutate compliance gstreamer clean distclean help
 
 ## all: build, boot and test the base, the series and the debug kernels, and show what the series buys (the benchmark's headline)
 all:
@@ -40,6 +40,10 @@ check: tree
 ## check-each-patch: build the kernel at every patch of the series, arm64 and x86_64 (W=1 on touched files; the kselftests each touches)
 check-each-patch:
 	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
+
+## gstreamer: apply userspace/gstreamer's patches to their commit of GST_SRC (a GStreamer git repository) and build them for arm64
+gstreamer: deps
+	@userspace/gstreamer/check.sh "$(GST_SRC)"
 
 ## deps: install the Debian packages the project needs
 deps:
