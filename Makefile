@@ -41,9 +41,9 @@ check: tree
 check-each-patch:
 	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
 
-## gstreamer: apply userspace/gstreamer's patches to their commit of GST_SRC (a GStreamer git repository) and build them for arm64
-gstreamer: deps
-	@userspace/gstreamer/check.sh "$(GST_SRC)"
+## gstreamer: apply userspace/gstreamer's patches to their commit of GST_SRC (a GStreamer git repository), build them for arm64, and run their test on both kernels
+gstreamer: kernels
+	@userspace/gstreamer/build.sh "$(GST_SRC)" && userspace/gstreamer/run.sh
 
 ## deps: install the Debian packages the project needs
 deps:

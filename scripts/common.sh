@@ -267,3 +267,49 @@ initramfs_list()
 		dir /tmp 1777 0 0
 	LIST
 }
+
+# For guests that run one script of Debian user space (make compliance,
+# make gstreamer-run): copy kernel $1's Image and .config into directory
+# $2, and its modules, if the V4L2 test drivers are modules, into
+# $2/modules/usr/lib/modules: a /lib directory in the initramfs would
+# replace the merged-/usr link to the programs' loader.
+guest_kernel()
+{
+	local out
+
+	out=$(kernel_out "$1")
+	[ -f "$out/arch/arm64/boot/Image" ] || die "no $1 kernel in $out; run make kernels first"
+	mkdir -p "$2"
+	cp "$out/arch/arm64/boot/Image" "$out/.config" "$2/"
+	if grep -q '^CONFIG_VIDEO_VIVID=m' "$out/.config"; then
+		mkdir -p "$2/modules/usr"
+		cp -a "$out/modules-install/lib" "$2/modules/usr/"
+	fi
+}
+
+# Boot the kernel guest_kernel copied into directory $1, with command line
+# $2, from an initramfs of the directories that follow (later ones win),
+# its modules and initramfs_list's nodes; within QEMU_TIMEOUT seconds
+# (default 1800). The console goes to $1/console.log, the guest's
+# /dev/hvc0 to $1/guest.log. Directory $1/.. must hold usr/gen_init_cpio.
+guest_boot()
+{
+	local dir=$1 cmdline=$2 inputs
+
+	shift 2
+	inputs=("$@")
+	[ ! -d "$dir/modules" ] || inputs+=("$dir/modules")
+	initramfs_list "$dir/initramfs.list"
+	(cd "$dir/.." && "$TREE/usr/gen_initramfs.sh" -o "$dir/initramfs.cpio" \
+		-u squash -g squash "${inputs[@]}" "$dir/initramfs.list")
+	# 3 GiB from 1 GiB: the 32-bit dma-contig devices never bounce.
+	timeout -k 10 "${QEMU_TIMEOUT:-1800}" qemu-system-aarch64 \
+		-M virt -cpu max,pauth-impdef=on -smp 2 -m 3G \
+		-display none -monitor none -no-reboot -nic none \
+		-kernel "$dir/Image" -initrd "$dir/initramfs.cpio" \
+		-append "$cmdline" \
+		-serial "file:$dir/console.log" \
+		-device virtio-serial-device \
+		-chardev "file,id=out,path=$dir/guest.log" \
+		-device virtconsole,chardev=out
+}

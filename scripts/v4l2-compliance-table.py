@@ -72,8 +72,8 @@ def counts(run):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument('base', help='compliance.log of the base')
-    parser.add_argument('series', help='compliance.log of the series')
+    parser.add_argument('base', help='guest.log of the base')
+    parser.add_argument('series', help='guest.log of the series')
     args = parser.parse_args()
 
     base, series = parse(args.base), parse(args.series)

@@ -11,7 +11,7 @@
 #   v4l2-compliance.sh
 #
 # Writes build/compliance/compliance.md (the table) and, per kernel,
-# build/compliance/KERNEL/compliance.log (v4l2-compliance's output) and
+# build/compliance/KERNEL/guest.log (v4l2-compliance's output) and
 # console.log. Exits non-zero if a result of the series differs from the
 # base's, or if a boot shows a kernel problem. The kernels must be built
 # (make kernels); their Images are copied first, since a build may replace
@@ -22,7 +22,6 @@
 
 work=$BUILD/compliance
 root=$work/root
-timeout=${QEMU_TIMEOUT:-1800}
 kinds=(base series)
 # Built-in drivers take their parameters here; as modules, the guest
 # script passes the same to modprobe.
@@ -34,17 +33,7 @@ rm -rf "$work"
 mkdir -p "$work/usr"
 
 for kind in "${kinds[@]}"; do
-	out=$(kernel_out "$kind")
-	[ -f "$out/arch/arm64/boot/Image" ] || die "no $kind kernel in $out; run make kernels first"
-	mkdir -p "$work/$kind"
-	cp "$out/arch/arm64/boot/Image" "$out/.config" "$work/$kind/"
-	# Drivers built as modules go into the initramfs under /usr/lib/modules:
-	# a /lib directory there would replace the merged-/usr link to the
-	# programs' loader.
-	if grep -q '^CONFIG_VIDEO_VIVID=m' "$out/.config"; then
-		mkdir -p "$work/$kind/modules/usr"
-		cp -a "$out/modules-install/lib" "$work/$kind/modules/usr/"
-	fi
+	guest_kernel "$kind" "$work/$kind"
 done
 
 note "fetching busybox-static and v4l-utils for arm64"
@@ -55,32 +44,17 @@ install -m 0755 "$ROOT/scripts/v4l2-compliance-guest.sh" "$root/compliance.sh"
 # gen_initramfs.sh runs usr/gen_init_cpio from its working directory;
 # build it from the tree rather than depend on a kernel's output.
 cc -O2 -o "$work/usr/gen_init_cpio" "$TREE/usr/gen_init_cpio.c"
-initramfs_list "$work/initramfs.list"
 
 boot()
 {
-	local kind=$1 dir=$work/$1 inputs=("$root")
-
-	[ ! -d "$dir/modules" ] || inputs+=("$dir/modules")
-	(cd "$work" && "$TREE/usr/gen_initramfs.sh" -o "$dir/initramfs.cpio" \
-		-u squash -g squash "${inputs[@]}" initramfs.list)
-	# 3 GiB from 1 GiB: the 32-bit dma-contig devices never bounce.
-	timeout -k 10 "$timeout" qemu-system-aarch64 \
-		-M virt -cpu max,pauth-impdef=on -smp 2 -m 3G \
-		-display none -monitor none -no-reboot -nic none \
-		-kernel "$dir/Image" -initrd "$dir/initramfs.cpio" \
-		-append "$cmdline" \
-		-serial "file:$dir/console.log" \
-		-device virtio-serial-device \
-		-chardev "file,id=out,path=$dir/compliance.log" \
-		-device virtconsole,chardev=out
+	guest_boot "$work/$1" "$cmdline" "$root"
 }
 
 # Both at once: the drivers stream in real time, so the guests mostly wait.
 start=$SECONDS
 pids=()
 for kind in "${kinds[@]}"; do
-	note "$kind: booting, v4l2-compliance in $work/$kind/compliance.log"
+	note "$kind: booting, v4l2-compliance in $work/$kind/guest.log"
 	boot "$kind" &
 	pids+=($!)
 done
@@ -95,6 +69,6 @@ for kind in "${kinds[@]}"; do
 		awk -F'\t' '$4 != 0 { exit 1 }' || status=1
 done
 "$ROOT/scripts/v4l2-compliance-table.py" \
-	"$work/base/compliance.log" "$work/series/compliance.log" >"$work/compliance.md" || status=1
+	"$work/base/guest.log" "$work/series/guest.log" >"$work/compliance.md" || status=1
 cat "$work/compliance.md"
 exit "$status"
