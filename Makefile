@@ -42,7 +42,9 @@ check-each-patch:
 	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
 
 ## gstreamer: apply userspace/gstreamer's patches to their commit of GST_SRC (a GStreamer git repository), build them for arm64, and run their test on both kernels
-gstreamer: kernels
+gstreamer:
+	@[ -n "$(GST_SRC)" ] || { echo "make gstreamer: set GST_SRC to a GStreamer git repository" >&2; exit 2; }
+	@$(MAKE) --no-print-directory kernels
 	@userspace/gstreamer/build.sh "$(GST_SRC)" && userspace/gstreamer/run.sh
 
 ## deps: install the Debian packages the project needs
@@ -83,7 +85,7 @@ compliance: kernels
 
 ## clean: remove the build outputs but keep build/linux
 clean:
-	rm -rf build/out build/logs build/bench build/cputime build/src build/linux-base build/am-check build/each-patch build/*.tsv
+	rm -rf build/out build/logs build/bench build/cputime build/src build/linux-base build/am-check build/each-patch build/gstreamer build/*.tsv
 	-git -C build/linux worktree prune 2>/dev/null
 
 ## distclean: remove build/ entirely (refused while build/linux has unexported work)

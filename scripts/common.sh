@@ -269,7 +269,7 @@ initramfs_list()
 }
 
 # For guests that run one script of Debian user space (make compliance,
-# make gstreamer-run): copy kernel $1's Image and .config into directory
+# make gstreamer): copy kernel $1's Image and .config into directory
 # $2, and its modules, if the V4L2 test drivers are modules, into
 # $2/modules/usr/lib/modules: a /lib directory in the initramfs would
 # replace the merged-/usr link to the programs' loader.
@@ -312,4 +312,34 @@ guest_boot()
 		-device virtio-serial-device \
 		-chardev "file,id=out,path=$dir/guest.log" \
 		-device virtconsole,chardev=out
+}
+
+# Boot the base and the series side by side, each from directory $1/KIND
+# (made by guest_kernel), with command line $2 and the initramfs inputs
+# that follow, plus scripts/guest-lib.sh at the initramfs's root, which
+# the guest's script sources. Directory $1 must hold usr/gen_init_cpio.
+# Fails if QEMU failed or timed out, or if a console shows a kernel
+# problem.
+guest_boot_pair()
+{
+	local dir=$1 cmdline=$2 kinds=(base series) pids=() status=0 kind i
+	local start=$SECONDS
+
+	shift 2
+	mkdir -p "$dir/lib"
+	install -m 0644 "$ROOT/scripts/guest-lib.sh" "$dir/lib/guest-lib.sh"
+	for kind in "${kinds[@]}"; do
+		note "$kind: booting, its output in ${dir#"$ROOT"/}/$kind/guest.log"
+		guest_boot "$dir/$kind" "$cmdline" "$@" "$dir/lib" &
+		pids+=($!)
+	done
+	for i in "${!kinds[@]}"; do
+		wait "${pids[$i]}" || { note "${kinds[$i]}: QEMU failed or timed out"; status=1; }
+	done
+	note "both kernels done in $((SECONDS - start)) s"
+	for kind in "${kinds[@]}"; do
+		"$ROOT/scripts/check-console.sh" "$kind" "$dir/$kind/console.log" |
+			awk -F'\t' '$4 != 0 { exit 1 }' || status=1
+	done
+	return "$status"
 }

@@ -44,6 +44,8 @@ packages=(
 	rsync kmod qemu-system-arm
 	# the benchmark's plot
 	gnuplot-nox
+	# make gstreamer: building against Debian's arm64 GStreamer packages
+	pkg-config
 )
 
 missing=()

@@ -11,41 +11,11 @@
 #
 # where LABEL is "node option", the node named as the driver names it.
 
-/usr/bin/busybox --install -s
-export PATH=/usr/sbin:/usr/bin
-mount -t devtmpfs dev /dev
-mount -t proc proc /proc
-mount -t sysfs sys /sys
-mount -t tmpfs tmp /tmp
-exec >/dev/hvc0 2>&1
+. /guest-lib.sh
 
-# A built-in driver has its /sys/module directory already, and took its
-# parameters from the kernel command line.
-load()
-{
-	[ -d "/sys/module/$1" ] || modprobe "$@" || echo "### modprobe $* failed"
-}
 load vivid n_devs=2 allocators=1,0
 load vimc allocator=1
 load vim2m
-
-# The /dev node of the device in sysfs directory glob $1 whose attribute
-# $2 reads $3.
-dev_node()
-{
-	for dev in $1; do
-		if [ "$(cat "$dev/$2")" = "$3" ]; then
-			echo "/dev/${dev##*/}"
-			return
-		fi
-	done
-	echo "### no device with $2 $3" >&2
-	echo /dev/null
-}
-
-# The video node the driver named $1; the media device of model $1.
-node() { dev_node '/sys/class/video4linux/video*' name "$1"; }
-media() { dev_node '/sys/bus/media/devices/media*' model "$1"; }
 
 run()
 {

@@ -53,18 +53,18 @@ patched_tree()
 	git -C "$gst_src" archive "$commit" \
 		subprojects/gst-plugins-base subprojects/gst-plugins-good \
 		2> >(grep -v '^error: invalid object' >&2) | tar -x -C "$dir"
-	(
-		cd "$dir"
-		export GIT_AUTHOR_NAME=upstream GIT_AUTHOR_EMAIL=upstream@invalid
-		export GIT_COMMITTER_NAME=upstream GIT_COMMITTER_EMAIL=upstream@invalid
-		git init -q
-		git add -A
-		git commit -q -m "GStreamer $commit"
-		"$@" "${patches[@]}"
-	) || die "the patches do not apply to GStreamer $commit"
+	export GIT_AUTHOR_NAME=upstream GIT_AUTHOR_EMAIL=upstream@invalid
+	export GIT_COMMITTER_NAME=upstream GIT_COMMITTER_EMAIL=upstream@invalid
+	git -C "$dir" init -q
+	git -C "$dir" add -A
+	git -C "$dir" -c commit.gpgsign=false -c core.hooksPath=/dev/null commit -q \
+		-m "GStreamer $commit" || die "cannot commit GStreamer $commit in $dir"
+	(cd "$dir" && "$@" "${patches[@]}") ||
+		die "the patches do not apply to GStreamer $commit"
 }
 
-patched_tree "$GST_UPSTREAM_COMMIT" "$work/upstream" git am -q
+patched_tree "$GST_UPSTREAM_COMMIT" "$work/upstream" \
+	git -c commit.gpgsign=false -c core.hooksPath=/dev/null am -q
 note "the ${#patches[@]} patches apply to $GST_UPSTREAM_COMMIT"
 
 note "fetching Debian's arm64 GStreamer development packages"
@@ -76,9 +76,13 @@ release=$(pkg-config --modversion gstreamer-plugins-base-1.0)
 patched_tree "$release" "$work/release" git apply --index --exclude='*/meson.build'
 note "building GStreamer $release with the patches for arm64"
 
-modules=(gstreamer-check-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0 gstreamer-base-1.0)
-read -ra cflags <<<"$(pkg-config --cflags "${modules[@]}")"
-read -ra libs <<<"$(pkg-config --libs "${modules[@]}")"
+modules=(gstreamer-check-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0
+	 gstreamer-base-1.0 gstreamer-app-1.0)
+flags=$(pkg-config --cflags "${modules[@]}") &&
+	read -ra cflags <<<"$flags" &&
+	flags=$(pkg-config --libs "${modules[@]}") &&
+	read -ra libs <<<"$flags" ||
+	die "pkg-config cannot find ${modules[*]} in $sysroot"
 base=$work/release/subprojects/gst-plugins-base
 good=$work/release/subprojects/gst-plugins-good
 allocators=$base/gst-libs/gst/allocators
@@ -138,12 +142,20 @@ done
 "${cc[@]}" -shared -o "$lib/gstreamer-1.0/libgstvideo4linux2.so" \
 	"$obj/v4l2"/*.o "${libs[@]}"
 
+# What is sent is the upstream form: the files it touches must compile
+# without warnings too, against Debian's headers and its own.
+up=$work/upstream/subprojects
+for file in $(cd "$work/upstream" && git diff --name-only "HEAD~${#patches[@]}" -- '*.c'); do
+	"${cc[@]}" -I"$up/gst-plugins-base/gst-libs" -DHAVE_CONFIG_H -I"$obj/v4l2" \
+		-I"$(dirname "$work/upstream/$file")" -Werror -fsyntax-only \
+		"$work/upstream/$file" || die "$file of upstream does not compile for arm64"
+done
+
 compile "$base/tests/check/libs/dmabufchain.c" "$obj"
 "${cc[@]}" -o "$root/usr/bin/dmabufchain-check" "$obj/dmabufchain.o" "${libs[@]}"
 
 # The end-to-end program, with the kselftests' cache observer.
-read -ra app <<<"$(pkg-config --libs gstreamer-app-1.0)"
 "${cc[@]}" -Werror -Wno-unused-function -I"$TREE/tools/testing/selftests/dmabuf-chain" \
-	-o "$root/usr/bin/gst-chain-pipeline" "$here/pipeline.c" "${app[@]}" "${libs[@]}" ||
+	-o "$root/usr/bin/gst-chain-pipeline" "$here/pipeline.c" "${libs[@]}" ||
 	die "userspace/gstreamer/pipeline.c does not compile for arm64"
 note "built ${root#"$ROOT"/}: $(cd "$root" && find . -type f | sort | paste -sd' ')"

@@ -1,40 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The end-to-end run of the GStreamer patches. A V4L2 capture device fills
- * a pool of CMA heap dmabufs that this program offers to v4l2src
+ * The end-to-end run of the GStreamer patches. vivid's capture fills a pool
+ * of CMA heap dmabufs that this program offers to v4l2src
  * (io-mode=dmabuf-import) through appsink, and this program, a CPU stage,
- * checksums every frame it gets. With GST_V4L2_DMABUF_DEVICE_CHAIN set,
- * the patched V4L2 plugin joins the device chain of each buffer it queues,
- * and this program's map ends it.
+ * checksums every frame it gets. With GST_V4L2_DMABUF_DEVICE_CHAIN set, the
+ * patched V4L2 plugin joins the device chain of each buffer it queues, and
+ * this program's map ends it.
  *
  *   gst-chain-pipeline DEVICE FRAMES
  *
- * FRAMES frames are captured; a line is printed for each that comes once
- * every buffer of the pool has been seen:
+ * The pool's buffers are allocated, filled with 0xa5 and shown to the
+ * kselftests' cache observer (kprobes on arm64's arch_sync_dma_for_*())
+ * before the pipeline starts, so every capture is counted. vivid's text is
+ * off, so every frame is the same still test pattern on any kernel, and a
+ * buffer read before vivid's write reached it shows as 0xa5. (A moving
+ * pattern moves with vivid's clock, not with the frames.) Prints a line a
+ * frame, and one for what follows the last frame:
  *
- *   frame N sum S cleaned C invalidated I syncs Y maps M
+ *   frame N sum S chains H cleaned C invalidated I syncs Y maps M
+ *   end cleaned C invalidated I syncs Y maps M
  *
- * S is a checksum of the frame; C and I are the bytes of the pool's
- * buffers the kernel cleaned and invalidated since the previous frame,
- * counted by the kselftests' observer (kprobes on arm64's
- * arch_sync_dma_for_device/cpu()); Y the calls that did it; M the maps of
- * the pool's buffers by vivid. Exits non-zero on any error.
+ * S is a checksum of the frame; H the device chains this process held
+ * when the frame came; C and I the bytes of the pool's buffers the kernel
+ * cleaned and invalidated since the previous line, Y the calls that did
+ * it, and M the maps of the pool's buffers by vivid. Exits non-zero on any
+ * error, if a frame is the fill, or if a mapping bounced.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <gst/allocators/allocators.h>
 #include <gst/app/gstappsink.h>
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
+#include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cache_observer.h"
 
 #define POOL_BUFS	4
+#define WIDTH		640
+#define HEIGHT		480
 #define CAPS		"video/x-raw,format=RGB,width=640,height=480"
+#define FRAME_SIZE	(WIDTH * HEIGHT * 3)
 
-/* A dmabuf allocator on the CMA heap, which any V4L2 driver can import. */
+/* The pool's dmabufs, made before the pipeline, handed out in turn. */
+static int heap_fds[POOL_BUFS];
+static guint next_fd;
+
+/* A dmabuf allocator that hands out heap_fds, which it never closes. */
 typedef GstDmaBufAllocator HeapAllocator;
 typedef GstDmaBufAllocatorClass HeapAllocatorClass;
 G_DEFINE_TYPE(HeapAllocator, heap_allocator, GST_TYPE_DMABUF_ALLOCATOR)
@@ -42,31 +59,14 @@ G_DEFINE_TYPE(HeapAllocator, heap_allocator, GST_TYPE_DMABUF_ALLOCATOR)
 static GstMemory *heap_alloc(GstAllocator *allocator, gsize size,
 			     GstAllocationParams *params)
 {
-	static const char *const names[] = {
-		"default_cma_region", "linux,cma", "reserved",
-	};
-	struct dma_heap_allocation_data data = {
-		.len = size,
-		.fd_flags = O_RDWR | O_CLOEXEC,
-	};
-	char path[64];
-	guint i;
-	int heap;
-
-	for (i = 0; i < G_N_ELEMENTS(names); i++) {
-		g_snprintf(path, sizeof(path), "/dev/dma_heap/%s", names[i]);
-		heap = open(path, O_RDONLY | O_CLOEXEC);
-		if (heap < 0)
-			continue;
-		if (!ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data)) {
-			close(heap);
-			return gst_fd_allocator_alloc(allocator, data.fd, size,
-						      GST_FD_MEMORY_FLAG_NONE);
-		}
-		close(heap);
+	if (size > FRAME_SIZE) {
+		g_printerr("a buffer of %" G_GSIZE_FORMAT " bytes asked for\n",
+			   size);
+		return NULL;
 	}
-	g_printerr("no CMA heap allocation of %zu bytes\n", size);
-	return NULL;
+	return gst_fd_allocator_alloc(allocator,
+				      heap_fds[next_fd++ % POOL_BUFS], size,
+				      GST_FD_MEMORY_FLAG_DONT_CLOSE);
 }
 
 static void heap_allocator_class_init(HeapAllocatorClass *klass)
@@ -78,11 +78,87 @@ static void heap_allocator_init(HeapAllocator *self)
 {
 }
 
+/*
+ * A frame-sized dmabuf from the CMA heap, which any V4L2 driver can import,
+ * under one of the names kernels give it; filled with 0xa5 and watched by
+ * the observer. Returns its fd, or a negative errno.
+ */
+static int heap_buffer(void)
+{
+	static const char *const names[] = {
+		"default_cma_region", "linux,cma", "reserved",
+	};
+	struct dma_heap_allocation_data data = {
+		.len = FRAME_SIZE,
+		.fd_flags = O_RDWR | O_CLOEXEC,
+	};
+	struct dma_buf_sync sync = {
+		.flags = DMA_BUF_SYNC_START | DMA_BUF_SYNC_WRITE,
+	};
+	char path[64];
+	void *map;
+	guint i;
+	int heap, ret = -ENOENT;
+
+	for (i = 0; i < G_N_ELEMENTS(names) && ret; i++) {
+		g_snprintf(path, sizeof(path), "/dev/dma_heap/%s", names[i]);
+		heap = open(path, O_RDONLY | O_CLOEXEC);
+		if (heap < 0)
+			continue;
+		ret = ioctl(heap, DMA_HEAP_IOCTL_ALLOC, &data) ? -errno : 0;
+		close(heap);
+	}
+	if (ret)
+		return ret;
+
+	map = mmap(NULL, FRAME_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   data.fd, 0);
+	if (map == MAP_FAILED) {
+		ret = -errno;
+		close(data.fd);
+		return ret;
+	}
+	ioctl(data.fd, DMA_BUF_IOCTL_SYNC, &sync);
+	memset(map, 0xa5, FRAME_SIZE);
+	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+	ioctl(data.fd, DMA_BUF_IOCTL_SYNC, &sync);
+	ret = cache_observer_watch(map, FRAME_SIZE);
+	munmap(map, FRAME_SIZE);
+	if (ret) {
+		close(data.fd);
+		return ret;
+	}
+	return data.fd;
+}
+
+/* The device chains this process holds open. */
+static guint open_chains(void)
+{
+	char link[64], target[64];
+	struct dirent *d;
+	guint n = 0;
+	DIR *dir;
+	ssize_t len;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		g_snprintf(link, sizeof(link), "/proc/self/fd/%s", d->d_name);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len < 0)
+			continue;
+		target[len] = '\0';
+		n += !strcmp(target, "anon_inode:dmabuf-chain");
+	}
+	closedir(dir);
+	return n;
+}
+
 struct run {
 	GstAllocator *allocator;
 	GstBufferPool *pool;
-	GstMemory *seen[POOL_BUFS];	/* the pool's memories, as they come */
-	guint nr_seen, frame;
+	guint frame;
 	gboolean failed;
 };
 
@@ -103,21 +179,24 @@ static gboolean propose_allocation(GstAppSink *sink, GstQuery *query,
 	gboolean need_pool;
 
 	gst_query_parse_allocation(query, &caps, &need_pool);
-	if (!caps || !gst_video_info_from_caps(&info, caps))
+	if (!caps || !gst_video_info_from_caps(&info, caps) ||
+	    info.size > FRAME_SIZE)
 		return FALSE;
 	if (!run->pool) {
-		run->allocator = g_object_new(heap_allocator_get_type(), NULL);
-		gst_object_ref_sink(run->allocator);
-		run->pool = gst_video_buffer_pool_new();
-		config = gst_buffer_pool_get_config(run->pool);
+		GstBufferPool *pool = gst_video_buffer_pool_new();
+
+		config = gst_buffer_pool_get_config(pool);
 		gst_buffer_pool_config_set_params(config, caps, info.size,
 						  POOL_BUFS, POOL_BUFS);
 		gst_buffer_pool_config_set_allocator(config, run->allocator,
 						     NULL);
 		gst_buffer_pool_config_add_option(config,
 				GST_BUFFER_POOL_OPTION_VIDEO_META);
-		if (!gst_buffer_pool_set_config(run->pool, config))
+		if (!gst_buffer_pool_set_config(pool, config)) {
+			gst_object_unref(pool);
 			return FALSE;
+		}
+		run->pool = pool;
 	}
 	/* v4l2src configures the pool again, with the allocator offered. */
 	gst_query_add_allocation_param(query, run->allocator, NULL);
@@ -127,32 +206,21 @@ static gboolean propose_allocation(GstAppSink *sink, GstQuery *query,
 	return TRUE;
 }
 
-/* Watches the pages of @mem, mapped now, if it is new. */
-static int watch(struct run *run, GstMemory *mem, const GstMapInfo *map)
+static void print_counts(const struct cache_counts *c)
 {
-	guint i;
-
-	for (i = 0; i < run->nr_seen; i++)
-		if (run->seen[i] == mem)
-			return 0;
-	if (run->nr_seen == POOL_BUFS)
-		return -EEXIST;
-	run->seen[run->nr_seen++] = mem;
-	return cache_observer_watch(map->data, map->size);
+	g_print("cleaned %" G_GUINT64_FORMAT " invalidated %" G_GUINT64_FORMAT
+		" syncs %" G_GUINT64_FORMAT " maps %" G_GUINT64_FORMAT "\n",
+		c->cleaned, c->invalidated, c->syncs, c->maps);
 }
 
-/*
- * Checksums a frame, counts what it cost, and prints both. Runs on the main
- * thread: the observer learns the pages that this process's main thread
- * maps.
- */
+/* Checksums a frame, counts what it cost, and prints both. */
 static void frame(struct run *run, GstSample *sample)
 {
 	struct cache_counts counts = {};
 	GstBuffer *buf = gst_sample_get_buffer(sample);
 	GstMemory *mem = gst_buffer_peek_memory(buf, 0);
 	guint64 sum = 0xcbf29ce484222325ull;	/* FNV-1a */
-	gboolean counting = run->nr_seen == POOL_BUFS;
+	guint chains = open_chains();
 	GstMapInfo map;
 	gsize i;
 	int ret;
@@ -164,10 +232,13 @@ static void frame(struct run *run, GstSample *sample)
 	}
 	for (i = 0; i < map.size; i++)
 		sum = (sum ^ map.data[i]) * 0x100000001b3ull;
-	ret = counting ? 0 : watch(run, mem, &map);
+	/* vivid never writes a whole frame of 0xa5. */
+	for (i = 0; i < map.size && map.data[i] == 0xa5; i++)
+		;
 	gst_memory_unmap(mem, &map);
-	if (ret) {
-		fail(run, "watching a buffer", ret);
+	if (i == map.size) {
+		fail(run, "a frame still holds the fill, not vivid's frame",
+		     -EINVAL);
 		return;
 	}
 	/* Since the last frame: this frame's capture and the read above. */
@@ -176,20 +247,18 @@ static void frame(struct run *run, GstSample *sample)
 		fail(run, "counting", ret);
 		return;
 	}
-	if (counting)
-		g_print("frame %u sum %016" G_GINT64_MODIFIER "x cleaned %"
-			G_GUINT64_FORMAT " invalidated %" G_GUINT64_FORMAT
-			" syncs %" G_GUINT64_FORMAT " maps %" G_GUINT64_FORMAT
-			"\n", run->frame++, sum, counts.cleaned,
-			counts.invalidated, counts.syncs, counts.maps);
+	g_print("frame %u sum %016" G_GINT64_MODIFIER "x chains %u ",
+		run->frame++, sum, chains);
+	print_counts(&counts);
 }
 
-int main(int argc, char **argv)
+/* Runs the pipeline on @device for @frames frames. */
+static void stream(struct run *run, const char *device, guint frames)
 {
 	GstAppSinkCallbacks callbacks = {
 		.propose_allocation = propose_allocation,
 	};
-	struct run run = {};
+	struct cache_counts counts = {};
 	GstElement *pipeline, *sink;
 	GstMessage *msg;
 	GstSample *sample;
@@ -198,37 +267,28 @@ int main(int argc, char **argv)
 	GstBus *bus;
 	int ret;
 
-	gst_init(&argc, &argv);
-	if (argc != 3) {
-		g_printerr("usage: %s DEVICE FRAMES\n", argv[0]);
-		return 2;
-	}
-	/* vivid's text carries the time: no text, the same frames anywhere. */
+	/* No text: vivid's carries the time. */
 	launch = g_strdup_printf("v4l2src device=%s io-mode=dmabuf-import "
-				 "num-buffers=%u extra-controls=c,osd_text_mode=2 ! "
-				 CAPS " ! appsink name=sink sync=false", argv[1],
-				 (guint)atoi(argv[2]));
+				 "num-buffers=%u extra-controls=c,osd_text_mode=2 ! " CAPS
+				 " ! appsink name=sink sync=false", device, frames);
 	pipeline = gst_parse_launch(launch, &err);
 	g_free(launch);
-	if (!pipeline) {
+	if (err) {
 		g_printerr("%s\n", err->message);
-		return 1;
-	}
-	ret = cache_observer_start();
-	if (!ret)
-		ret = cache_observer_maps("vivid*");
-	if (ret) {
-		g_printerr("the cache observer: %s\n", g_strerror(-ret));
-		return 1;
+		g_error_free(err);
+		if (pipeline)
+			gst_object_unref(pipeline);
+		run->failed = TRUE;
+		return;
 	}
 
 	sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-	gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, &run, NULL);
+	gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, run, NULL);
 	gst_element_set_state(pipeline, GST_STATE_PLAYING);
-	while (!run.failed &&
+	while (!run->failed &&
 	       (sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink),
 						      30 * GST_SECOND))) {
-		frame(&run, sample);
+		frame(run, sample);
 		gst_sample_unref(sample);
 	}
 	bus = gst_element_get_bus(pipeline);
@@ -239,23 +299,70 @@ int main(int argc, char **argv)
 		g_printerr("%s: %s\n", GST_OBJECT_NAME(msg->src), err->message);
 		g_error_free(err);
 		gst_message_unref(msg);
-		run.failed = TRUE;
-	} else if (!run.failed && !gst_app_sink_is_eos(GST_APP_SINK(sink))) {
+		run->failed = TRUE;
+	} else if (!run->failed && !gst_app_sink_is_eos(GST_APP_SINK(sink))) {
 		g_printerr("no frame for 30 s\n");
-		run.failed = TRUE;
+		run->failed = TRUE;
 	}
 	gst_element_set_state(pipeline, GST_STATE_NULL);
-
 	gst_object_unref(sink);
 	gst_object_unref(pipeline);
+
+	/* What the pipeline did after the last frame, the pool's end included. */
+	ret = cache_observer_take(&counts);
+	if (ret) {
+		fail(run, "counting", ret);
+		return;
+	}
+	g_print("end ");
+	print_counts(&counts);
+}
+
+int main(int argc, char **argv)
+{
+	struct run run = {};
+	char *end;
+	guint i;
+	long frames;
+	int ret;
+
+	gst_init(&argc, &argv);
+	frames = argc == 3 ? strtol(argv[2], &end, 10) : 0;
+	if (argc != 3 || *end || frames < 1 || frames > 1000) {
+		g_printerr("usage: %s DEVICE FRAMES (1 to 1000)\n", argv[0]);
+		return 2;
+	}
+
+	ret = cache_observer_start();
+	if (!ret)
+		ret = cache_observer_maps("vivid*");
+	for (i = 0; i < POOL_BUFS && !ret; i++) {
+		heap_fds[i] = heap_buffer();
+		ret = heap_fds[i] < 0 ? heap_fds[i] : 0;
+	}
+	if (ret) {
+		g_printerr("the pool's buffers and their observer: %s\n",
+			   g_strerror(-ret));
+		cache_observer_stop();
+		return 1;
+	}
+
+	run.allocator = g_object_new(heap_allocator_get_type(), NULL);
+	gst_object_ref_sink(run.allocator);
+	stream(&run, argv[1], frames);
+	if (cache_observer_bounced()) {
+		g_printerr("a mapping bounced: %s\n", cache_observer_bounced());
+		run.failed = TRUE;
+	}
+	cache_observer_stop();
+
 	if (run.pool)
 		gst_object_unref(run.pool);
-	if (run.allocator)
-		gst_object_unref(run.allocator);
-	cache_observer_stop();
-	if (!run.failed && !run.frame) {
-		g_printerr("no frame counted: %u of the pool's %u buffers seen\n",
-			   run.nr_seen, POOL_BUFS);
+	gst_object_unref(run.allocator);
+	for (i = 0; i < POOL_BUFS; i++)
+		close(heap_fds[i]);
+	if (!run.failed && run.frame != frames) {
+		g_printerr("%u frames of %ld\n", run.frame, frames);
 		run.failed = TRUE;
 	}
 	return run.failed ? 1 : 0;
