@@ -11,7 +11,7 @@ $(error KIND is not a variable: make run-base, run-series or run-debug)
 endif
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series run-debug bench cputime mutate compliance gstreamer clean distclean help
+	run-base run-series run-debug bench cputime mutate compliance userspace clean distclean help
 
 ## all: build, boot and test the base, the series and the debug kernels, and show what the series buys (the benchmark's headline)
 all:
@@ -41,11 +41,10 @@ check: tree
 check-each-patch:
 	@$(SCRIPTS)/build-each-patch.sh > build/each-patch.tsv && $(SCRIPTS)/report.sh build/each-patch.tsv
 
-## gstreamer: apply userspace/gstreamer's patches to their commit of GST_SRC (a GStreamer git repository), build them for arm64, and run their test on both kernels
-gstreamer:
-	@[ -n "$(GST_SRC)" ] || { echo "make gstreamer: set GST_SRC to a GStreamer git repository" >&2; exit 2; }
+## userspace: build the uapi's user space (userspace/gstreamer's patches) from Debian's GStreamer sources for arm64 and run it on both kernels; with GST_SRC (a GStreamer git repository), also check that the patches apply to their upstream commit
+userspace:
 	@$(MAKE) --no-print-directory kernels
-	@userspace/gstreamer/build.sh "$(GST_SRC)" && userspace/gstreamer/run.sh
+	@userspace/gstreamer/build.sh $(if $(GST_SRC),"$(GST_SRC)") && userspace/gstreamer/run.sh
 
 ## deps: install the Debian packages the project needs
 deps:

@@ -166,6 +166,30 @@ private_apt()
 	CONF
 }
 
+# Update the private apt configuration $1 (private_apt) from mirror $2,
+# whose suite $3 names in messages, once a day at most (apt-updated is the
+# day's stamp, for this mirror and suite); the Release file is signed.
+# Offline, apt keeps the lists it has: go on with them, and with what is
+# cached, if any.
+apt_update_daily()
+{
+	local apt=$1 mirror=$2 suite=$3 lists stamp
+
+	lists=$(find "$apt/lists" -maxdepth 1 -name '*_InRelease' -print -quit 2>/dev/null || true)
+	stamp="$mirror $suite"
+	[ -z "$(find "$apt/apt-updated" -mtime -1 2>/dev/null)" ] ||
+		[ "$(cat "$apt/apt-updated")" != "$stamp" ] || return 0
+	if APT_CONFIG=$apt/apt.conf apt-get -qq --error-on=any update >"$apt/update.log" 2>&1; then
+		echo "$stamp" >"$apt/apt-updated"
+	elif [ -n "$lists" ]; then
+		note "cannot read $suite from $mirror; using its lists of" \
+		     "$(date -r "$lists" +%F) and what is cached in $apt"
+	else
+		die "cannot read $suite from $mirror, and nothing is cached:" \
+		    "$(tail -n 3 "$apt/update.log")"
+	fi
+}
+
 # Fail at once on a KSELFTEST_FILTER that names no collection or program
 # the boots have, listing the valid ones: the collections of
 # SELFTEST_TARGETS and the series' dmabuf-chain, and, once build/linux
@@ -269,7 +293,7 @@ initramfs_list()
 }
 
 # For guests that run one script of Debian user space (make compliance,
-# make gstreamer): copy kernel $1's Image and .config into directory
+# make userspace): copy kernel $1's Image and .config into directory
 # $2, and its modules, if the V4L2 test drivers are modules, into
 # $2/modules/usr/lib/modules: a /lib directory in the initramfs would
 # replace the merged-/usr link to the programs' loader.

@@ -34,23 +34,7 @@ APT::Architectures { "$arch"; };
 CONF
 export APT_CONFIG=$apt/apt.conf
 
-# Read the suite again once a day at most (apt-updated is the day's
-# stamp, for this mirror); its Release file is signed. Offline, apt keeps
-# the lists it has: go on with them, and with the .debs cached, if any.
-lists=$(find "$apt/lists" -maxdepth 1 -name '*Packages*' -print -quit 2>/dev/null || true)
-stamp="$mirror $GUEST_SUITE"
-if [ -z "$(find "$apt/apt-updated" -mtime -1 2>/dev/null)" ] ||
-	[ "$(cat "$apt/apt-updated")" != "$stamp" ]; then
-	if apt-get -qq --error-on=any update >"$apt/update.log" 2>&1; then
-		echo "$stamp" >"$apt/apt-updated"
-	elif [ -n "$lists" ]; then
-		note "cannot read $GUEST_SUITE ($arch) from $mirror; using its lists of" \
-		     "$(date -r "$lists" +%F) and the packages cached in $apt"
-	else
-		die "cannot read $GUEST_SUITE ($arch) from $mirror, and nothing is cached:" \
-		    "$(tail -n 3 "$apt/update.log")"
-	fi
-fi
+apt_update_daily "$apt" "$mirror" "$GUEST_SUITE ($arch)"
 
 # What apt would install on an empty system: "Inst NAME (VERSION ...)".
 mapfile -t debs < <(apt-get -s -qq install --no-install-recommends "$@" |

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Sourced by the init scripts of the guests that run one script of Debian
-# user space (make compliance, make gstreamer), run by busybox: sets the
+# user space (make compliance, make userspace), run by busybox: sets the
 # guest up, sends what follows to the virtio console, and gives them the
 # helpers below. guest_boot_pair (common.sh) puts it in the initramfs.
 

@@ -44,7 +44,7 @@ packages=(
 	rsync kmod qemu-system-arm
 	# the benchmark's plot
 	gnuplot-nox
-	# make gstreamer: building against Debian's arm64 GStreamer packages
+	# make userspace: building against Debian's arm64 GStreamer packages
 	pkg-config
 )
 
@@ -70,38 +70,22 @@ sparse_is_new_enough()
 
 # Debian 12's sparse 0.6.4 is too old for Linux 7.3, and the newer one in
 # unstable needs a newer libc. Build the sparse program of unstable's
-# source package once into the cache instead (check-series.sh looks
-# there first), with a private apt configuration as fetch-kernel.sh has.
-# A failure leaves the "sparse" row of make check to say so.
+# source (upstream's as is: Debian's patches only pin its own gcc) once
+# into the cache instead; check-series.sh looks there first. A failure
+# leaves the "sparse" row of make check to say so.
 build_sparse()
 {
-	local dir=$CACHE/sparse apt=$CACHE/sparse/apt mirror tarball
+	local dir=$CACHE/sparse src
 
 	[ -x "$dir/sparse" ] && sparse_is_new_enough "$dir/sparse" && return 0
-	mirror=$(debian_mirror)
-	[ -n "$mirror" ] || { note "no Debian mirror to fetch sparse from; set DEBIAN_MIRROR"; return 1; }
 	note "building sparse from Debian unstable's source package into $dir"
 	rm -rf "$dir"
-	mkdir -p "$apt/src"
-	# sid's Release file expires a week after its date, and a mirror that
-	# lags (a snapshot, a frozen archive) must still serve sparse: it
-	# stays valid for 180 days here. apt still checks its signature, and
-	# the source against it.
-	private_apt "$apt" \
-		"deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg valid-until-min=15552000] $mirror sid main"
-	# apt checks the source files against the signed Release file.
-	APT_CONFIG=$apt/apt.conf apt-get -qq update || return 1
-	(cd "$apt/src" && APT_CONFIG=$apt/apt.conf apt-get -qq source --download-only sparse) ||
-		return 1
-	# Upstream's source as is: Debian's patches only pin its own gcc.
-	tarball=$(find "$apt/src" -name 'sparse_*.orig.tar.*' | head -n 1)
-	[ -n "$tarball" ] || return 1
-	tar -xf "$tarball" -C "$apt/src" || return 1
-	make -C "$apt/src"/sparse-*/ -j"$JOBS" CC=gcc sparse >"$apt/build.log" 2>&1 ||
-		{ tail -n 20 "$apt/build.log" >&2; return 1; }
-	cp "$apt/src"/sparse-*/sparse "$dir/sparse"
-	basename "$tarball" >"$dir/version"
-	rm -rf "$apt/lists" "$apt/src"
+	read -r _ _ src < <("$ROOT/scripts/fetch-source.sh" "$dir/src" sparse sid) &&
+		[ -n "$src" ] || return 1
+	make -C "$src" -j"$JOBS" CC=gcc sparse >"$dir/build.log" 2>&1 ||
+		{ tail -n 20 "$dir/build.log" >&2; return 1; }
+	cp "$src/sparse" "$dir/sparse"
+	rm -rf "$dir/src"
 	sparse_is_new_enough "$dir/sparse"
 }
 

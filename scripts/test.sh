@@ -12,7 +12,9 @@
 # one builds, and kunit.py runs during the last boot.
 # When the base and the series booted in this run, the benchmark's rows of their
 # boots (dmabuf-chain:chain_bench, and v4l2_chain's S3) are compared by
-# bench/report.py into build/bench/, and its headline ends the output.
+# bench/report.py into build/bench/, and its headline ends the output;
+# then the uapi's GStreamer user space is built from Debian's sources and
+# runs on both (userspace/gstreamer, make userspace).
 # STATIC=0 skips the static checks of the series. Every step adds result
 # rows (kernel, suite, passed, failed, skipped, note) to build/results.tsv;
 # the report at the end sums them, and the exit status is non-zero if
@@ -269,6 +271,10 @@ for i in "${!kinds[@]}"; do
 done
 if [[ " ${booted[*]} " == *" base "* && " ${booted[*]} " == *" series "* ]]; then
 	bench_report
+	# The uapi's user space (make userspace), on the same two kernels.
+	step userspace build "$ROOT/userspace/gstreamer/build.sh" &&
+		step userspace run "$ROOT/userspace/gstreamer/run.sh" &&
+		row userspace "GStreamer's device chains on base and series" 1 0 0 "" || true
 fi
 
 status=0

@@ -1,25 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Check the GStreamer patches and build them for the arm64 guest.
+# Build the GStreamer patches for the arm64 guest, and check that they
+# apply to the upstream commit they are sent against.
 #
-#   userspace/gstreamer/build.sh GST_SRC
+#   userspace/gstreamer/build.sh [GST_SRC]
 #
-# GST_SRC is a GStreamer git repository; only gst-plugins-base and
-# gst-plugins-good are read from it, so a partial clone will do.
+# 1. The guest runs Debian's GStreamer ($GUEST_SUITE's), so its binaries
+#    are built from the sources of Debian's mirror, which CI reaches too:
+#    gst-plugins-base of the same version as Debian's arm64
+#    libgstreamer-plugins-base1.0-dev, and gst-plugins-good of the first
+#    suite in GST_GOOD_SUITES whose source the mirror serves. The patches
+#    apply to them without their meson.build hunks, which this build does
+#    not use; a patch that does not apply to a source of another version
+#    than the runtime's applies with one line of context (git apply -C1),
+#    and the script says so. The files the patches touch must compile
+#    without warnings against Debian's arm64 development packages.
+# 2. With GST_SRC, a GStreamer git repository (a partial clone of
+#    gst-plugins-base and gst-plugins-good will do): the patches must apply
+#    with git am to GST_UPSTREAM_COMMIT (upstream), and the files they
+#    touch there must compile without warnings too.
 #
-# 1. The patches must apply with git am to GST_UPSTREAM_COMMIT (upstream),
-#    the commit they are sent against.
-# 2. The guest runs Debian's GStreamer, so its binaries are built from
-#    the upstream release Debian packages (the version of Debian's arm64
-#    libgstreamer-plugins-base1.0-dev), with the same patches applied
-#    (without their meson.build hunks, which this build does not use),
-#    against Debian's arm64 development packages. The files the patches
-#    touch must compile without warnings.
-#
-# Writes build/gstreamer/: upstream/ and release/ (the patched
-# subprojects, git repositories whose first commit is GStreamer's),
-# sysroot/ (the Debian packages), and root/, laid out as the guest's /usr:
+# Writes build/gstreamer/: src/ (Debian's sources), release/ (the patched
+# sources, a git repository whose first commit is Debian's), upstream/
+# (with GST_SRC, the same for the upstream commit), sysroot/ (the Debian
+# packages), and root/, laid out as the guest's /usr:
 #   lib/aarch64-linux-gnu/libgstallocators-1.0.so.0, in place of Debian's;
 #   lib/aarch64-linux-gnu/gstreamer-1.0/libgstvideo4linux2.so, in place of
 #     Debian's V4L2 plugin;
@@ -28,44 +33,29 @@
 
 . "$(dirname "$0")/../../scripts/common.sh"
 
-[ $# -eq 1 ] && [ -n "$1" ] ||
-	die "usage: $PROG GST_SRC (make gstreamer GST_SRC=...): a GStreamer git repository"
-gst_src=$1
+[ $# -le 1 ] || die "usage: $PROG [GST_SRC]"
+gst_src=${1:-}
 here=$ROOT/userspace/gstreamer
 # shellcheck source=upstream
 . "$here/upstream"
+# The mirror this project is developed on lacks trixie's gst-plugins-good
+# source (1.26.2); bookworm's (1.22.0) is there.
+GST_GOOD_SUITES=("$GUEST_SUITE" bookworm)
 work=$BUILD/gstreamer
 sysroot=$work/sysroot
 patches=("$here"/patches/*.patch)
+git_as_upstream=(git -c user.name=upstream -c user.email=upstream@invalid
+		 -c commit.gpgsign=false -c core.hooksPath=/dev/null)
 
-# The two subprojects of GStreamer commit $1 in a new git repository $2,
-# with the patches applied by the command that follows.
-patched_tree()
+# A new git repository in $1 whose first commit, message $2, is what $1
+# holds.
+commit_tree()
 {
-	local commit=$1 dir=$2
-
-	shift 2
-	git -C "$gst_src" cat-file -e "$commit^{commit}" 2>/dev/null ||
-		die "$gst_src has no GStreamer commit $commit"
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	# A partial clone may lack other subprojects' objects; git says so.
-	git -C "$gst_src" archive "$commit" \
-		subprojects/gst-plugins-base subprojects/gst-plugins-good \
-		2> >(grep -v '^error: invalid object' >&2) | tar -x -C "$dir"
-	export GIT_AUTHOR_NAME=upstream GIT_AUTHOR_EMAIL=upstream@invalid
-	export GIT_COMMITTER_NAME=upstream GIT_COMMITTER_EMAIL=upstream@invalid
-	git -C "$dir" init -q
-	git -C "$dir" add -A
-	git -C "$dir" -c commit.gpgsign=false -c core.hooksPath=/dev/null commit -q \
-		-m "GStreamer $commit" || die "cannot commit GStreamer $commit in $dir"
-	(cd "$dir" && "$@" "${patches[@]}") ||
-		die "the patches do not apply to GStreamer $commit"
+	git -C "$1" init -q &&
+		git -C "$1" add -A &&
+		"${git_as_upstream[@]}" -C "$1" commit -q -m "$2" ||
+		die "cannot commit $2 in $1"
 }
-
-patched_tree "$GST_UPSTREAM_COMMIT" "$work/upstream" \
-	git -c commit.gpgsign=false -c core.hooksPath=/dev/null am -q
-note "the ${#patches[@]} patches apply to $GST_UPSTREAM_COMMIT"
 
 note "fetching Debian's arm64 GStreamer development packages"
 "$ROOT/scripts/fetch-debs.sh" arm64 "$sysroot" libc6-dev \
@@ -73,8 +63,28 @@ note "fetching Debian's arm64 GStreamer development packages"
 export PKG_CONFIG_SYSROOT_DIR=$sysroot
 export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig
 release=$(pkg-config --modversion gstreamer-plugins-base-1.0)
-patched_tree "$release" "$work/release" git apply --index --exclude='*/meson.build'
-note "building GStreamer $release with the patches for arm64"
+
+note "fetching Debian's GStreamer sources"
+rm -rf "$work/src" "$work/release"
+mkdir -p "$work/release/subprojects"
+read -r base_suite base_version dir < <("$ROOT/scripts/fetch-source.sh" "$work/src" \
+	gst-plugins-base1.0 "$GUEST_SUITE") && [ -n "$dir" ] || exit 1
+# The library replaces Debian's: the same release.
+[ "${base_version%%-*}" = "$release" ] ||
+	die "$GUEST_SUITE has gst-plugins-base1.0 $base_version, its arm64 packages $release"
+mv "$dir" "$work/release/subprojects/gst-plugins-base"
+read -r good_suite good_version dir < <("$ROOT/scripts/fetch-source.sh" "$work/src" \
+	gst-plugins-good1.0 "${GST_GOOD_SUITES[@]}") && [ -n "$dir" ] || exit 1
+mv "$dir" "$work/release/subprojects/gst-plugins-good"
+commit_tree "$work/release" "Debian's gst-plugins-base1.0 $base_version ($base_suite), gst-plugins-good1.0 $good_version ($good_suite)"
+for patch in "${patches[@]}"; do
+	apply=(git -C "$work/release" apply --index --exclude=meson.build --exclude='*/meson.build')
+	"${apply[@]}" "$patch" 2>/dev/null && continue
+	[ "${good_version%%-*}" != "$release" ] && "${apply[@]}" -C1 "$patch" ||
+		die "$(basename "$patch") does not apply to Debian's GStreamer"
+	note "$(basename "$patch") applies to gst-plugins-good $good_version with one line of context"
+done
+note "building Debian's GStreamer with the patches for arm64"
 
 modules=(gstreamer-check-1.0 gstreamer-video-1.0 gstreamer-pbutils-1.0
 	 gstreamer-base-1.0 gstreamer-app-1.0)
@@ -142,15 +152,6 @@ done
 "${cc[@]}" -shared -o "$lib/gstreamer-1.0/libgstvideo4linux2.so" \
 	"$obj/v4l2"/*.o "${libs[@]}"
 
-# What is sent is the upstream form: the files it touches must compile
-# without warnings too, against Debian's headers and its own.
-up=$work/upstream/subprojects
-for file in $(cd "$work/upstream" && git diff --name-only "HEAD~${#patches[@]}" -- '*.c'); do
-	"${cc[@]}" -I"$up/gst-plugins-base/gst-libs" -DHAVE_CONFIG_H -I"$obj/v4l2" \
-		-I"$(dirname "$work/upstream/$file")" -Werror -fsyntax-only \
-		"$work/upstream/$file" || die "$file of upstream does not compile for arm64"
-done
-
 compile "$base/tests/check/libs/dmabufchain.c" "$obj"
 "${cc[@]}" -o "$root/usr/bin/dmabufchain-check" "$obj/dmabufchain.o" "${libs[@]}"
 
@@ -158,4 +159,27 @@ compile "$base/tests/check/libs/dmabufchain.c" "$obj"
 "${cc[@]}" -Werror -Wno-unused-function -I"$TREE/tools/testing/selftests/dmabuf-chain" \
 	-o "$root/usr/bin/gst-chain-pipeline" "$here/pipeline.c" "${libs[@]}" ||
 	die "userspace/gstreamer/pipeline.c does not compile for arm64"
+# What is sent is the upstream form: with GST_SRC, the patches must apply
+# to their commit with git am, and the files they touch must compile
+# without warnings there too, against Debian's headers and their own.
+if [ -n "$gst_src" ]; then
+	git -C "$gst_src" cat-file -e "$GST_UPSTREAM_COMMIT^{commit}" 2>/dev/null ||
+		die "$gst_src has no GStreamer commit $GST_UPSTREAM_COMMIT"
+	rm -rf "$work/upstream"
+	mkdir -p "$work/upstream"
+	# A partial clone may lack other subprojects' objects; git says so.
+	git -C "$gst_src" archive "$GST_UPSTREAM_COMMIT" \
+		subprojects/gst-plugins-base subprojects/gst-plugins-good \
+		2> >(grep -v '^error: invalid object' >&2) | tar -x -C "$work/upstream"
+	commit_tree "$work/upstream" "GStreamer $GST_UPSTREAM_COMMIT"
+	"${git_as_upstream[@]}" -C "$work/upstream" am -q "${patches[@]}" ||
+		die "the patches do not apply to GStreamer $GST_UPSTREAM_COMMIT"
+	note "the ${#patches[@]} patches apply to $GST_UPSTREAM_COMMIT"
+	up=$work/upstream/subprojects
+	for file in $(git -C "$work/upstream" diff --name-only "HEAD~${#patches[@]}" -- '*.c'); do
+		"${cc[@]}" -I"$up/gst-plugins-base/gst-libs" -DHAVE_CONFIG_H -I"$obj/v4l2" \
+			-I"$(dirname "$work/upstream/$file")" -Werror -fsyntax-only \
+			"$work/upstream/$file" || die "$file of upstream does not compile for arm64"
+	done
+fi
 note "built ${root#"$ROOT"/}: $(cd "$root" && find . -type f | sort | paste -sd' ')"

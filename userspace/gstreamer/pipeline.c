@@ -7,24 +7,32 @@
  * patched V4L2 plugin joins the device chain of each buffer it queues, and
  * this program's map ends it.
  *
- *   gst-chain-pipeline DEVICE FRAMES
+ *   gst-chain-pipeline DEVICE FRAMES [overlay]
  *
- * The pool's buffers are allocated, filled with 0xa5 and shown to the
- * kselftests' cache observer (kprobes on arm64's arch_sync_dma_for_*())
- * before the pipeline starts, so every capture is counted. vivid's text is
- * off, so every frame is the same still test pattern on any kernel, and a
- * buffer read before vivid's write reached it shows as 0xa5. (A moving
- * pattern moves with vivid's clock, not with the frames.) Prints a line a
- * frame, and one for what follows the last frame:
+ * With "overlay", a CPU stage sits between v4l2src and this program:
+ * overlaycomposition blends a white square into every frame in place, so
+ * it maps the buffer for writing before this program gets it, and no chain
+ * may span it.
  *
- *   frame N sum S chains H cleaned C invalidated I syncs Y maps M
- *   end cleaned C invalidated I syncs Y maps M
+ * The heap's dmabufs for the pool are made, filled with 0xa5 and shown to
+ * the kselftests' cache observer (kprobes on arm64's arch_sync_dma_for_*())
+ * before the pipeline starts, so every capture is counted; each is in one
+ * buffer at most. vivid's text is off, so every frame is the same still
+ * test pattern on any kernel, and a buffer read before vivid's write
+ * reached it shows as 0xa5. (A moving pattern moves with vivid's clock,
+ * not with the frames.) Prints a line a frame, and one for what follows
+ * the last frame:
+ *
+ *   frame N sum S chains H spans P cleaned C invalidated I syncs Y maps M
+ *   end chains H buffers B cleaned C invalidated I syncs Y maps M
  *
  * S is a checksum of the frame; H the device chains this process held
- * when the frame came; C and I the bytes of the pool's buffers the kernel
- * cleaned and invalidated since the previous line, Y the calls that did
- * it, and M the maps of the pool's buffers by vivid. Exits non-zero on any
- * error, if a frame is the fill, or if a mapping bounced.
+ * when the frame came, or once the pipeline has stopped; P 1 if one of them
+ * was on the frame's buffer, still open when the frame came, and 0 if not;
+ * B the most dmabufs the pool held at once; C and I the bytes of those
+ * dmabufs the kernel cleaned and invalidated since the previous line, Y
+ * the calls that did it, and M the maps of them by vivid. Exits non-zero
+ * on any error, if a frame is the fill, or if a mapping bounced.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -34,39 +42,78 @@
 #include <gst/video/video.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-heap.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache_observer.h"
 
+/*
+ * The program offers a pool of POOL_BUFS; v4l2src adds what its own queue
+ * needs (gst_v4l2_object_decide_allocation()), so HEAP_BUFS are made.
+ */
 #define POOL_BUFS	4
+#define HEAP_BUFS	16
 #define WIDTH		640
 #define HEIGHT		480
 #define CAPS		"video/x-raw,format=RGB,width=640,height=480"
 #define FRAME_SIZE	(WIDTH * HEIGHT * 3)
 
-/* The pool's dmabufs, made before the pipeline, handed out in turn. */
-static int heap_fds[POOL_BUFS];
-static guint next_fd;
+/*
+ * The pool's dmabufs, made before the pipeline; each is in one live memory
+ * at most, or two buffers would share it.
+ */
+static int heap_fds[HEAP_BUFS];
+static gboolean heap_fd_used[HEAP_BUFS];
+static guint heap_fds_in_use, heap_fds_most;
+G_LOCK_DEFINE_STATIC(heap_fds);
 
 /* A dmabuf allocator that hands out heap_fds, which it never closes. */
 typedef GstDmaBufAllocator HeapAllocator;
 typedef GstDmaBufAllocatorClass HeapAllocatorClass;
 G_DEFINE_TYPE(HeapAllocator, heap_allocator, GST_TYPE_DMABUF_ALLOCATOR)
 
+/* A memory is freed: its dmabuf can be handed out again. */
+static void heap_fd_release(gpointer data)
+{
+	G_LOCK(heap_fds);
+	heap_fd_used[GPOINTER_TO_UINT(data)] = FALSE;
+	heap_fds_in_use--;
+	G_UNLOCK(heap_fds);
+}
+
 static GstMemory *heap_alloc(GstAllocator *allocator, gsize size,
 			     GstAllocationParams *params)
 {
+	GstMemory *mem;
+	guint i;
+
 	if (size > FRAME_SIZE) {
 		g_printerr("a buffer of %" G_GSIZE_FORMAT " bytes asked for\n",
 			   size);
 		return NULL;
 	}
-	return gst_fd_allocator_alloc(allocator,
-				      heap_fds[next_fd++ % POOL_BUFS], size,
-				      GST_FD_MEMORY_FLAG_DONT_CLOSE);
+	G_LOCK(heap_fds);
+	for (i = 0; i < HEAP_BUFS && heap_fd_used[i]; i++)
+		;
+	if (i < HEAP_BUFS) {
+		heap_fd_used[i] = TRUE;
+		heap_fds_most = MAX(heap_fds_most, ++heap_fds_in_use);
+	}
+	G_UNLOCK(heap_fds);
+	if (i == HEAP_BUFS) {
+		g_printerr("more than %d buffers asked for\n", HEAP_BUFS);
+		return NULL;
+	}
+	mem = gst_fd_allocator_alloc(allocator, heap_fds[i], size,
+				     GST_FD_MEMORY_FLAG_DONT_CLOSE);
+	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem),
+				  g_quark_from_static_string("heap-fd"),
+				  GUINT_TO_POINTER(i), heap_fd_release);
+	return mem;
 }
 
 static void heap_allocator_class_init(HeapAllocatorClass *klass)
@@ -131,25 +178,42 @@ static int heap_buffer(void)
 	return data.fd;
 }
 
-/* The device chains this process holds open. */
-static guint open_chains(void)
+/*
+ * The device chains this process holds open; *@spans is set if one of them
+ * is on the dmabuf of inode @ino.
+ */
+static guint open_chains(ino_t ino, gboolean *spans)
 {
-	char link[64], target[64];
+	char path[64], target[64], line[64];
+	unsigned long long chain_ino;
 	struct dirent *d;
 	guint n = 0;
-	DIR *dir;
 	ssize_t len;
+	FILE *info;
+	DIR *dir;
 
+	*spans = FALSE;
 	dir = opendir("/proc/self/fd");
 	if (!dir)
 		return 0;
 	while ((d = readdir(dir))) {
-		g_snprintf(link, sizeof(link), "/proc/self/fd/%s", d->d_name);
-		len = readlink(link, target, sizeof(target) - 1);
+		g_snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		len = readlink(path, target, sizeof(target) - 1);
 		if (len < 0)
 			continue;
 		target[len] = '\0';
-		n += !strcmp(target, "anon_inode:dmabuf-chain");
+		if (strcmp(target, "anon_inode:dmabuf-chain"))
+			continue;
+		n++;
+		g_snprintf(path, sizeof(path), "/proc/self/fdinfo/%s", d->d_name);
+		info = fopen(path, "re");
+		if (!info)
+			continue;
+		while (fgets(line, sizeof(line), info))
+			if (sscanf(line, "dmabuf_ino: %llu", &chain_ino) == 1 &&
+			    chain_ino == ino)
+				*spans = TRUE;
+		fclose(info);
 	}
 	closedir(dir);
 	return n;
@@ -220,14 +284,22 @@ static void frame(struct run *run, GstSample *sample)
 	GstBuffer *buf = gst_sample_get_buffer(sample);
 	GstMemory *mem = gst_buffer_peek_memory(buf, 0);
 	guint64 sum = 0xcbf29ce484222325ull;	/* FNV-1a */
-	guint chains = open_chains();
+	gboolean spans;
 	GstMapInfo map;
+	struct stat st;
+	guint chains;
 	gsize i;
 	int ret;
 
 	if (gst_buffer_n_memory(buf) != 1 || !gst_is_dmabuf_memory(mem) ||
-	    !gst_memory_map(mem, &map, GST_MAP_READ)) {
-		fail(run, "a frame not in one mappable dmabuf", -EINVAL);
+	    fstat(gst_dmabuf_memory_get_fd(mem), &st)) {
+		fail(run, "a frame not in one dmabuf", -EINVAL);
+		return;
+	}
+	/* Before the map below ends it. */
+	chains = open_chains(st.st_ino, &spans);
+	if (!gst_memory_map(mem, &map, GST_MAP_READ)) {
+		fail(run, "a frame that cannot be mapped", -EINVAL);
 		return;
 	}
 	for (i = 0; i < map.size; i++)
@@ -247,19 +319,51 @@ static void frame(struct run *run, GstSample *sample)
 		fail(run, "counting", ret);
 		return;
 	}
-	g_print("frame %u sum %016" G_GINT64_MODIFIER "x chains %u ",
-		run->frame++, sum, chains);
+	g_print("frame %u sum %016" G_GINT64_MODIFIER "x chains %u spans %d ",
+		run->frame++, sum, chains, spans);
 	print_counts(&counts);
 }
 
-/* Runs the pipeline on @device for @frames frames. */
-static void stream(struct run *run, const char *device, guint frames)
+/* overlaycomposition's draw: a white square at (16, 16), every frame. */
+static GstVideoOverlayComposition *draw(GstElement *overlay,
+					GstSample *sample, gpointer data)
+{
+	return gst_video_overlay_composition_ref(data);
+}
+
+static GstVideoOverlayComposition *white_square(void)
+{
+	GstVideoOverlayComposition *composition;
+	GstVideoOverlayRectangle *rect;
+	GstBuffer *pixels;
+
+	pixels = gst_buffer_new_allocate(NULL, 64 * 64 * 4, NULL);
+	gst_buffer_memset(pixels, 0, 0xff, 64 * 64 * 4);
+	gst_buffer_add_video_meta(pixels, GST_VIDEO_FRAME_FLAG_NONE,
+				  GST_VIDEO_OVERLAY_COMPOSITION_FORMAT_RGB,
+				  64, 64);
+	rect = gst_video_overlay_rectangle_new_raw(pixels, 16, 16, 64, 64,
+					GST_VIDEO_OVERLAY_FORMAT_FLAG_NONE);
+	composition = gst_video_overlay_composition_new(rect);
+	gst_video_overlay_rectangle_unref(rect);
+	gst_buffer_unref(pixels);
+	return composition;
+}
+
+/*
+ * Runs the pipeline on @device for @frames frames, with overlaycomposition
+ * in the middle if @overlay.
+ */
+static void stream(struct run *run, const char *device, guint frames,
+		   gboolean overlay)
 {
 	GstAppSinkCallbacks callbacks = {
 		.propose_allocation = propose_allocation,
 	};
 	struct cache_counts counts = {};
-	GstElement *pipeline, *sink;
+	GstVideoOverlayComposition *square = NULL;
+	GstElement *pipeline, *sink, *middle;
+	gboolean spans;
 	GstMessage *msg;
 	GstSample *sample;
 	GError *err = NULL;
@@ -270,7 +374,8 @@ static void stream(struct run *run, const char *device, guint frames)
 	/* No text: vivid's carries the time. */
 	launch = g_strdup_printf("v4l2src device=%s io-mode=dmabuf-import "
 				 "num-buffers=%u extra-controls=c,osd_text_mode=2 ! " CAPS
-				 " ! appsink name=sink sync=false", device, frames);
+				 " ! %sappsink name=sink sync=false", device, frames,
+				 overlay ? "overlaycomposition name=middle ! " : "");
 	pipeline = gst_parse_launch(launch, &err);
 	g_free(launch);
 	if (err) {
@@ -282,6 +387,12 @@ static void stream(struct run *run, const char *device, guint frames)
 		return;
 	}
 
+	middle = gst_bin_get_by_name(GST_BIN(pipeline), "middle");
+	if (middle) {
+		square = white_square();
+		g_signal_connect(middle, "draw", G_CALLBACK(draw), square);
+		gst_object_unref(middle);
+	}
 	sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
 	gst_app_sink_set_callbacks(GST_APP_SINK(sink), &callbacks, run, NULL);
 	gst_element_set_state(pipeline, GST_STATE_PLAYING);
@@ -307,6 +418,8 @@ static void stream(struct run *run, const char *device, guint frames)
 	gst_element_set_state(pipeline, GST_STATE_NULL);
 	gst_object_unref(sink);
 	gst_object_unref(pipeline);
+	if (square)
+		gst_video_overlay_composition_unref(square);
 
 	/* What the pipeline did after the last frame, the pool's end included. */
 	ret = cache_observer_take(&counts);
@@ -314,7 +427,10 @@ static void stream(struct run *run, const char *device, guint frames)
 		fail(run, "counting", ret);
 		return;
 	}
-	g_print("end ");
+	G_LOCK(heap_fds);
+	g_print("end chains %u buffers %u ", open_chains(0, &spans),
+		heap_fds_most);
+	G_UNLOCK(heap_fds);
 	print_counts(&counts);
 }
 
@@ -326,17 +442,21 @@ int main(int argc, char **argv)
 	long frames;
 	int ret;
 
+	/* A line a frame, as it comes, even into a file. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	gst_init(&argc, &argv);
-	frames = argc == 3 ? strtol(argv[2], &end, 10) : 0;
-	if (argc != 3 || *end || frames < 1 || frames > 1000) {
-		g_printerr("usage: %s DEVICE FRAMES (1 to 1000)\n", argv[0]);
+	frames = argc >= 3 ? strtol(argv[2], &end, 10) : 0;
+	if (argc < 3 || argc > 4 || *end || frames < 1 || frames > 1000 ||
+	    (argc == 4 && strcmp(argv[3], "overlay"))) {
+		g_printerr("usage: %s DEVICE FRAMES (1 to 1000) [overlay]\n",
+			   argv[0]);
 		return 2;
 	}
 
 	ret = cache_observer_start();
 	if (!ret)
 		ret = cache_observer_maps("vivid*");
-	for (i = 0; i < POOL_BUFS && !ret; i++) {
+	for (i = 0; i < HEAP_BUFS && !ret; i++) {
 		heap_fds[i] = heap_buffer();
 		ret = heap_fds[i] < 0 ? heap_fds[i] : 0;
 	}
@@ -349,7 +469,7 @@ int main(int argc, char **argv)
 
 	run.allocator = g_object_new(heap_allocator_get_type(), NULL);
 	gst_object_ref_sink(run.allocator);
-	stream(&run, argv[1], frames);
+	stream(&run, argv[1], frames, argc == 4);
 	if (cache_observer_bounced()) {
 		g_printerr("a mapping bounced: %s\n", cache_observer_bounced());
 		run.failed = TRUE;
@@ -359,7 +479,7 @@ int main(int argc, char **argv)
 	if (run.pool)
 		gst_object_unref(run.pool);
 	gst_object_unref(run.allocator);
-	for (i = 0; i < POOL_BUFS; i++)
+	for (i = 0; i < HEAP_BUFS; i++)
 		close(heap_fds[i]);
 	if (!run.failed && run.frame != frames) {
 		g_printerr("%u frames of %ld\n", run.frame, frames);

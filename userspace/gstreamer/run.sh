@@ -14,8 +14,12 @@
 # if a run fails or does not end, if the unit test did not find the
 # kernel's device chains on the series and their absence on the base, if
 # a run of the program did not show all its frames, if any run but the
-# series' in chains held a chain or that one held none, or if a frame
-# differs between the runs. The kernels must be built (make kernels).
+# series' in chains held a chain or those held none, if a frame came to
+# the program with its chain still open past the overlay (a CPU stage in
+# the middle), or never without it, if one left a chain open once
+# stopped, if a frame differs between the runs of a pipeline, or if the
+# program killed mid-stream (with chains open, on the series) left a chain
+# or a dmabuf behind. The kernels must be built (make kernels).
 
 . "$(dirname "$0")/../../scripts/common.sh"
 
@@ -49,7 +53,8 @@ cc -O2 -o "$run/usr/gen_init_cpio" "$TREE/usr/gen_init_cpio.c"
 status=0
 guest_boot_pair "$run" "$cmdline" "$debian" "$work/root" "$run/script" || status=1
 
-labels=(dmabufchain-check pipeline pipeline-in-chains)
+labels=(dmabufchain-check pipeline pipeline-in-chains pipeline-overlay-in-chains
+	pipeline-killed)
 frames=16
 for kind in "${kinds[@]}"; do
 	# The virtio console ends lines with CR LF.
@@ -63,22 +68,36 @@ for kind in "${kinds[@]}"; do
 	grep -q "^dmabufchain: the kernel $want chains" "$log" ||
 		{ note "$kind: the unit test did not find that the kernel $want chains"; status=1; }
 	note "$kind: $(grep -m1 '^[0-9]*%: Checks' "$log" || echo 'no gst-check summary')"
+	killed=$(grep -m1 '^killed after ' "$log" || true)
+	note "$kind: ${killed:-the killed run printed nothing}"
+	# "killed after F frames (status S): N chains seen, L chains and B dmabufs left"
+	read -r _ _ _ _ _ _ seen _ _ chains _ _ bufs _ <<<"${killed:-x}"
+	case "$kind:${seen:-}" in
+	base:0 | series:[1-9]*) ;;
+	*) note "$kind: the killed run saw ${seen:-no} chains open"; status=1 ;;
+	esac
+	[ "${chains:-x}" = 0 ] && [ "${bufs:-x}" = 0 ] ||
+		{ note "$kind: the killed program left chains or dmabufs behind"; status=1; }
 done
 
 # Per kernel and run of the end-to-end program: its frames, the chains it
-# held, and what the kernel cleaned and invalidated in its pool.
+# held, how many frames came with their buffer's chain still open, and
+# what the kernel cleaned and invalidated in its pool. A frame has the
+# same checksum in every run of the same pipeline, with chains or not.
 LC_ALL=C awk -v frames="$frames" '
 	FNR == 1 { kind = FILENAME; sub(".*/run/", "", kind); sub("/.*", "", kind) }
-	/^### RUN / { label = $3 }
+	/^### RUN / { label = $3; pipeline = label; sub("-in-chains$", "", pipeline) }
 	/^### END / { label = "" }
-	label !~ /^pipeline/ { next }
+	label !~ /^pipeline/ || label == "pipeline-killed" { next }
 	/^frame / {
 		k = kind " " label
-		n[k]++; chains[k] += $6
-		if (($2 in sum) && sum[$2] != $4)
-			differ = differ " " $2
-		sum[$2] = $4
+		n[k]++; chains[k] += $6; spans[k] += $8
+		key = pipeline " frame " $2
+		if ((key in sum) && sum[key] != $4)
+			differ = differ " " key
+		sum[key] = $4
 	}
+	/^end / && $3 != 0 { bad = bad "; " kind " " label ": " $3 " chains left open at the end" }
 	/^frame / || /^end / {
 		k = kind " " label
 		c[k] += $(NF - 6); i[k] += $(NF - 4); y[k] += $(NF - 2); ends[k] += /^end /
@@ -86,24 +105,28 @@ LC_ALL=C awk -v frames="$frames" '
 	END {
 		for (k in n) {
 			split(k, f, " ")
-			printf "| %s | %s | %d | %d | %d | %d | %d |\n", f[1], f[2], n[k], chains[k], c[k], i[k], y[k]
+			printf "| %s | %s | %d | %d | %d | %d | %d | %d |\n", f[1], f[2], n[k], chains[k], spans[k], c[k], i[k], y[k]
 			if (n[k] != frames || ends[k] != 1)
 				bad = bad "; " k ": " n[k] " frames, " ends[k] " end lines"
-			if ((f[1] == "series" && f[2] == "pipeline-in-chains") != (chains[k] > 0))
+			in_chains = f[1] == "series" && f[2] ~ /-in-chains$/
+			if (in_chains != (chains[k] > 0))
 				bad = bad "; " k ": " chains[k] " chains held"
+			# Only where nothing maps the buffer before the program.
+			if ((in_chains && f[2] == "pipeline-in-chains") != (spans[k] > 0))
+				bad = bad "; " k ": " spans[k] " frames came in their chain"
 		}
-		if (length(n) != 4)
-			bad = bad "; " length(n) " runs of 4"
+		if (length(n) != 6)
+			bad = bad "; " length(n) " runs of 6"
 		if (differ != "")
-			bad = bad "; frames" differ " differ between the runs"
+			bad = bad "; these differ between runs:" differ
 		if (bad != "") {
 			print substr(bad, 3) > "/dev/stderr"
 			exit 1
 		}
 	}' "$run"/{base,series}/guest.txt | sort >"$run/rows" || status=1
 {
-	echo "| kernel | run | frames | chains held | cleaned bytes | invalidated bytes | syncs |"
-	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: |"
+	echo "| kernel | run | frames | chains held | frames in their chain | cleaned bytes | invalidated bytes | syncs |"
+	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	cat "$run/rows"
 } >"$run/pipeline.md"
 cat "$run/pipeline.md"
