@@ -83,7 +83,8 @@ done
 # Per kernel and run of the end-to-end program: its frames, the chains it
 # held, how many frames came with their buffer's chain still open, and
 # what the kernel cleaned and invalidated in its pool. A frame has the
-# same checksum in every run of the same pipeline, with chains or not.
+# same checksum in every run of the same pipeline, with chains or not, and
+# another with the overlay than without.
 LC_ALL=C awk -v frames="$frames" '
 	FNR == 1 { kind = FILENAME; sub(".*/run/", "", kind); sub("/.*", "", kind) }
 	/^### RUN / { label = $3; pipeline = label; sub("-in-chains$", "", pipeline) }
@@ -115,6 +116,14 @@ LC_ALL=C awk -v frames="$frames" '
 			if ((in_chains && f[2] == "pipeline-in-chains") != (spans[k] > 0))
 				bad = bad "; " k ": " spans[k] " frames came in their chain"
 		}
+		# The overlay draws its square into every frame.
+		for (key in sum) {
+			plain = key
+			if (sub("^pipeline-overlay ", "pipeline ", plain) && sum[plain] == sum[key])
+				square = square " " key
+		}
+		if (square != "")
+			bad = bad "; no square in:" square
 		if (length(n) != 6)
 			bad = bad "; " length(n) " runs of 6"
 		if (differ != "")
