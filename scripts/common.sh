@@ -175,7 +175,7 @@ apt_update_daily()
 {
 	local apt=$1 mirror=$2 suite=$3 lists stamp
 
-	lists=$(find "$apt/lists" -maxdepth 1 -name '*_InRelease' -print -quit 2>/dev/null || true)
+	lists=$(find "$apt/lists" -maxdepth 1 -name '*Release' -print -quit 2>/dev/null || true)
 	stamp="$mirror $suite"
 	[ -z "$(find "$apt/apt-updated" -mtime -1 2>/dev/null)" ] ||
 		[ "$(cat "$apt/apt-updated")" != "$stamp" ] || return 0

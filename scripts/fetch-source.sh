@@ -51,16 +51,19 @@ for suite in "$@"; do
 	fi
 	tarball=$CACHE/src/$file
 	if [ ! -f "$tarball" ] &&
-	   ! /usr/lib/apt/apt-helper -qq download-file "$mirror/$directory/$file" \
-		"$tarball.part" "SHA256:$sha256" >/dev/null 2>&1; then
+	   ! /usr/lib/apt/apt-helper download-file "$mirror/$directory/$file" \
+		"$tarball.part" "SHA256:$sha256" >"$CACHE/src/download.log" 2>&1; then
 		rm -f "$tarball.part"
-		tried+=("$suite: $package $version, whose $file the mirror does not serve")
+		tried+=("$suite: $package $version: $(grep -m1 '^E:' "$CACHE/src/download.log" ||
+			tail -n 1 "$CACHE/src/download.log")")
 		continue
 	fi
 	[ -f "$tarball" ] || mv "$tarball.part" "$tarball"
 	echo "$sha256  $tarball" | sha256sum --quiet -c - ||
 		die "$tarball does not match $suite's Sources index; remove it and run again"
-	top=$(tar -tf "$tarball" | sed -n '1s|/.*||p')
+	top=$(tar -tf "$tarball" | awk -F/ '{ sub("^[.]/", "") } top == "" { top = $1 }
+		END { print top }')
+	[ -n "$top" ] || die "$tarball has no top directory"
 	rm -rf "${dest:?}/$top"
 	tar -xf "$tarball" -C "$dest"
 	echo "$suite $version $dest/$top"

@@ -7,14 +7,15 @@
 #   userspace/gstreamer/build.sh [GST_SRC]
 #
 # 1. The guest runs Debian's GStreamer ($GUEST_SUITE's), so its binaries
-#    are built from the sources of Debian's mirror, which CI reaches too:
-#    gst-plugins-base of the same version as Debian's arm64
+#    are built from the upstream tarballs Debian builds from (without
+#    Debian's own patches), which CI reaches too: gst-plugins-base of the
+#    same version as Debian's arm64
 #    libgstreamer-plugins-base1.0-dev, and gst-plugins-good of the first
 #    suite in GST_GOOD_SUITES whose source the mirror serves. The patches
 #    apply to them without their meson.build hunks, which this build does
-#    not use; a patch that does not apply to a source of another version
-#    than the runtime's applies with one line of context (git apply -C1),
-#    and the script says so. The files the patches touch must compile
+#    not use; a patch of gst-plugins-good alone that does not apply to a
+#    source of another version than the runtime's applies with one line of
+#    context (git apply -C1), and the script says so. The files the patches touch must compile
 #    without warnings against Debian's arm64 development packages.
 # 2. With GST_SRC, a GStreamer git repository (a partial clone of
 #    gst-plugins-base and gst-plugins-good will do): the patches must apply
@@ -62,7 +63,8 @@ note "fetching Debian's arm64 GStreamer development packages"
 	libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev >/dev/null
 export PKG_CONFIG_SYSROOT_DIR=$sysroot
 export PKG_CONFIG_LIBDIR=$sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$sysroot/usr/share/pkgconfig
-release=$(pkg-config --modversion gstreamer-plugins-base-1.0)
+release=$(pkg-config --modversion gstreamer-plugins-base-1.0) ||
+	die "pkg-config finds no gstreamer-plugins-base-1.0 in $sysroot"
 
 note "fetching Debian's GStreamer sources"
 rm -rf "$work/src" "$work/release"
@@ -79,9 +81,16 @@ mv "$dir" "$work/release/subprojects/gst-plugins-good"
 commit_tree "$work/release" "Debian's gst-plugins-base1.0 $base_version ($base_suite), gst-plugins-good1.0 $good_version ($good_suite)"
 for patch in "${patches[@]}"; do
 	apply=(git -C "$work/release" apply --index --exclude=meson.build --exclude='*/meson.build')
-	"${apply[@]}" "$patch" 2>/dev/null && continue
-	[ "${good_version%%-*}" != "$release" ] && "${apply[@]}" -C1 "$patch" ||
+	"${apply[@]}" "$patch" 2>"$work/apply.log" && continue
+	# Only a patch of gst-plugins-good alone, whose source is not the
+	# runtime's version, may apply with less context.
+	if [ "${good_version%%-*}" = "$release" ] ||
+	   grep '^+++ b/' "$patch" | grep -qv '^+++ b/subprojects/gst-plugins-good/'; then
+		cat "$work/apply.log" >&2
 		die "$(basename "$patch") does not apply to Debian's GStreamer"
+	fi
+	"${apply[@]}" -C1 "$patch" 2>/dev/null ||
+		{ cat "$work/apply.log" >&2; die "$(basename "$patch") does not apply to Debian's GStreamer"; }
 	note "$(basename "$patch") applies to gst-plugins-good $good_version with one line of context"
 done
 note "building Debian's GStreamer with the patches for arm64"
@@ -138,7 +147,7 @@ libs=(-L"$obj" -Wl,--no-undefined -lgstallocators-1.0 "${libs[@]}")
 cat >"$obj/v4l2/config.h" <<CONFIG
 #define GETTEXT_PACKAGE "gst-plugins-good-1.0"
 #define PACKAGE "gst-plugins-good"
-#define VERSION "$release"
+#define VERSION "${good_version%%-*}"
 #define GST_PACKAGE_NAME "GStreamer Good Plug-ins (userspace/gstreamer)"
 #define GST_PACKAGE_ORIGIN "userspace/gstreamer"
 #define GST_LICENSE "LGPL"
@@ -170,7 +179,9 @@ if [ -n "$gst_src" ]; then
 	# A partial clone may lack other subprojects' objects; git says so.
 	git -C "$gst_src" archive "$GST_UPSTREAM_COMMIT" \
 		subprojects/gst-plugins-base subprojects/gst-plugins-good \
-		2> >(grep -v '^error: invalid object' >&2) | tar -x -C "$work/upstream"
+		2> >(grep -v '^error: invalid object' >&2) |
+		tar -x -C "$work/upstream" ||
+		die "cannot read gst-plugins-base and gst-plugins-good of $GST_UPSTREAM_COMMIT from $gst_src"
 	commit_tree "$work/upstream" "GStreamer $GST_UPSTREAM_COMMIT"
 	"${git_as_upstream[@]}" -C "$work/upstream" am -q "${patches[@]}" ||
 		die "the patches do not apply to GStreamer $GST_UPSTREAM_COMMIT"

@@ -27,7 +27,9 @@
  *   end chains H buffers B cleaned C invalidated I syncs Y maps M
  *
  * S is a checksum of the frame; H the device chains this process held
- * when the frame came, or once the pipeline has stopped; P 1 if one of them
+ * when the frame came, or once the pipeline has stopped (the program keeps
+ * the pool's memories past the pipeline, so only the V4L2 pool's own stop
+ * can end their chains then); P 1 if one of them
  * was on the frame's buffer, still open when the frame came, and 0 if not;
  * B the most dmabufs the pool held at once; C and I the bytes of those
  * dmabufs the kernel cleaned and invalidated since the previous line, Y
@@ -68,6 +70,8 @@
  */
 static int heap_fds[HEAP_BUFS];
 static gboolean heap_fd_used[HEAP_BUFS];
+/* A reference to each memory handed out, dropped after the pipeline. */
+static GstMemory *heap_mems[HEAP_BUFS];
 static guint heap_fds_in_use, heap_fds_most;
 G_LOCK_DEFINE_STATIC(heap_fds);
 
@@ -110,9 +114,15 @@ static GstMemory *heap_alloc(GstAllocator *allocator, gsize size,
 	}
 	mem = gst_fd_allocator_alloc(allocator, heap_fds[i], size,
 				     GST_FD_MEMORY_FLAG_DONT_CLOSE);
+	if (!mem) {
+		heap_fd_release(GUINT_TO_POINTER(i));
+		return NULL;
+	}
 	gst_mini_object_set_qdata(GST_MINI_OBJECT(mem),
 				  g_quark_from_static_string("heap-fd"),
 				  GUINT_TO_POINTER(i), heap_fd_release);
+	/* Past the pool's end: only the V4L2 pool can end their chains. */
+	heap_mems[i] = gst_memory_ref(mem);
 	return mem;
 }
 
@@ -165,11 +175,14 @@ static int heap_buffer(void)
 		close(data.fd);
 		return ret;
 	}
-	ioctl(data.fd, DMA_BUF_IOCTL_SYNC, &sync);
-	memset(map, 0xa5, FRAME_SIZE);
-	sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
-	ioctl(data.fd, DMA_BUF_IOCTL_SYNC, &sync);
-	ret = cache_observer_watch(map, FRAME_SIZE);
+	ret = ioctl(data.fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+	if (!ret) {
+		memset(map, 0xa5, FRAME_SIZE);
+		sync.flags = DMA_BUF_SYNC_END | DMA_BUF_SYNC_WRITE;
+		ret = ioctl(data.fd, DMA_BUF_IOCTL_SYNC, &sync) ? -errno : 0;
+	}
+	if (!ret)
+		ret = cache_observer_watch(map, FRAME_SIZE);
 	munmap(map, FRAME_SIZE);
 	if (ret) {
 		close(data.fd);
@@ -478,6 +491,10 @@ int main(int argc, char **argv)
 
 	if (run.pool)
 		gst_object_unref(run.pool);
+	for (i = 0; i < HEAP_BUFS; i++) {
+		if (heap_mems[i])
+			gst_memory_unref(heap_mems[i]);
+	}
 	gst_object_unref(run.allocator);
 	for (i = 0; i < HEAP_BUFS; i++)
 		close(heap_fds[i]);

@@ -112,14 +112,16 @@ LC_ALL=C awk -v frames="$frames" '
 			in_chains = f[1] == "series" && f[2] ~ /-in-chains$/
 			if (in_chains != (chains[k] > 0))
 				bad = bad "; " k ": " chains[k] " chains held"
-			# Only where nothing maps the buffer before the program.
-			if ((in_chains && f[2] == "pipeline-in-chains") != (spans[k] > 0))
+			# Every frame where nothing maps the buffer before the
+			# program, and none where the overlay does.
+			if (spans[k] != (in_chains && f[2] == "pipeline-in-chains" ? n[k] : 0))
 				bad = bad "; " k ": " spans[k] " frames came in their chain"
 		}
 		# The overlay draws its square into every frame.
 		for (key in sum) {
 			plain = key
-			if (sub("^pipeline-overlay ", "pipeline ", plain) && sum[plain] == sum[key])
+			if (sub("^pipeline-overlay ", "pipeline ", plain) && (plain in sum) &&
+			    sum[plain] == sum[key])
 				square = square " " key
 		}
 		if (square != "")
