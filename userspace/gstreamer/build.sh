@@ -89,7 +89,7 @@ for patch in "${patches[@]}"; do
 		cat "$work/apply.log" >&2
 		die "$(basename "$patch") does not apply to Debian's GStreamer"
 	fi
-	"${apply[@]}" -C1 "$patch" 2>/dev/null ||
+	"${apply[@]}" -C1 "$patch" 2>"$work/apply.log" ||
 		{ cat "$work/apply.log" >&2; die "$(basename "$patch") does not apply to Debian's GStreamer"; }
 	note "$(basename "$patch") applies to gst-plugins-good $good_version with one line of context"
 done

@@ -28,12 +28,12 @@
  *
  * S is a checksum of the frame; H the device chains this process held
  * when the frame came, or once the pipeline has stopped (the program keeps
- * the pool's memories past the pipeline, so only the V4L2 pool's own stop
- * can end their chains then); P 1 if one of them
- * was on the frame's buffer, still open when the frame came, and 0 if not;
- * B the most dmabufs the pool held at once; C and I the bytes of those
- * dmabufs the kernel cleaned and invalidated since the previous line, Y
- * the calls that did it, and M the maps of them by vivid. Exits non-zero
+ * every memory past the pipeline, so only the V4L2 pool, at its stop or
+ * when freed, can end their chains then); P 1 if one of them was on the
+ * frame's buffer, still open when the frame came, and 0 if not; B the
+ * dmabufs handed to the pool; C and I the bytes of those dmabufs the
+ * kernel cleaned and invalidated since the previous line, Y the calls
+ * that did it, and M the maps of them by vivid. Exits non-zero
  * on any error, if a frame is the fill, or if a mapping bounced.
  */
 #include <dirent.h>
@@ -72,7 +72,7 @@ static int heap_fds[HEAP_BUFS];
 static gboolean heap_fd_used[HEAP_BUFS];
 /* A reference to each memory handed out, dropped after the pipeline. */
 static GstMemory *heap_mems[HEAP_BUFS];
-static guint heap_fds_in_use, heap_fds_most;
+static guint heap_fds_given;
 G_LOCK_DEFINE_STATIC(heap_fds);
 
 /* A dmabuf allocator that hands out heap_fds, which it never closes. */
@@ -85,7 +85,6 @@ static void heap_fd_release(gpointer data)
 {
 	G_LOCK(heap_fds);
 	heap_fd_used[GPOINTER_TO_UINT(data)] = FALSE;
-	heap_fds_in_use--;
 	G_UNLOCK(heap_fds);
 }
 
@@ -105,7 +104,7 @@ static GstMemory *heap_alloc(GstAllocator *allocator, gsize size,
 		;
 	if (i < HEAP_BUFS) {
 		heap_fd_used[i] = TRUE;
-		heap_fds_most = MAX(heap_fds_most, ++heap_fds_in_use);
+		heap_fds_given++;
 	}
 	G_UNLOCK(heap_fds);
 	if (i == HEAP_BUFS) {
@@ -442,7 +441,7 @@ static void stream(struct run *run, const char *device, guint frames,
 	}
 	G_LOCK(heap_fds);
 	g_print("end chains %u buffers %u ", open_chains(0, &spans),
-		heap_fds_most);
+		heap_fds_given);
 	G_UNLOCK(heap_fds);
 	print_counts(&counts);
 }

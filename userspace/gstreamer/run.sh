@@ -16,8 +16,9 @@
 # a run of the program did not show all its frames, if any run but the
 # series' in chains held a chain or those held none, if a frame came to
 # the program with its chain still open past the overlay (a CPU stage in
-# the middle), or never without it, if one left a chain open once
-# stopped, if a frame differs between the runs of a pipeline, or if the
+# the middle), or one did not without it, if one left a chain open once
+# stopped, if a frame differs between the runs of a pipeline or has the
+# same checksum with the overlay as without it, or if the
 # program killed mid-stream (with chains open, on the series) left a chain
 # or a dmabuf behind. The kernels must be built (make kernels).
 
@@ -125,7 +126,7 @@ LC_ALL=C awk -v frames="$frames" '
 				square = square " " key
 		}
 		if (square != "")
-			bad = bad "; no square in:" square
+			bad = bad "; the same checksum with the overlay as without it:" square
 		if (length(n) != 6)
 			bad = bad "; " length(n) " runs of 6"
 		if (differ != "")
