@@ -11,7 +11,7 @@ $(error KIND is not a variable: make run-base, run-series or run-debug)
 endif
 
 .PHONY: all test tree export check-exported check check-each-patch deps fetch kernels \
-	run-base run-series run-debug bench cputime mutate compliance userspace clean distclean help
+	run-base run-series run-debug kunit bench cputime mutate compliance userspace clean distclean help
 
 ## all: build, boot and test the base, the series and the debug kernels, and show what the series buys (the benchmark's headline)
 all:
@@ -65,6 +65,10 @@ run-base run-series run-debug: run-%:
 
 run-%:
 	$(error unknown kind '$*': make run-base, run-series or run-debug)
+
+## kunit: the series' KUnit suites as reviewers run them, kunit.py on arm64 (three .kunitconfig files) and on UML (not part of make test, which runs the UML one)
+kunit: tree
+	@STATIC=0 $(SCRIPTS)/test.sh kunit
 
 ## bench: boot the base and the series with the benchmark alone; build/bench/results.{csv,md}, maintenance.svg (Documentation/benchmarks.md)
 bench: tree

@@ -27,10 +27,16 @@
 unset DEBUG
 kinds=(base series debug)
 [ $# -eq 0 ] || kinds=("$@")
-for kind in "${kinds[@]}"; do
+# "kunit" is not a kernel: it adds kunit.py's arm64 run of the series
+# (make kunit) to the UML run that ends every run with the series.
+kunit_runs=(uml)
+requested=("${kinds[@]}")
+kinds=()
+for kind in "${requested[@]}"; do
 	case "$kind" in
-	base | series | debug) ;;
-	*) die "unknown kind '$kind': base, series or debug" ;;
+	base | series | debug) kinds+=("$kind") ;;
+	kunit) kunit_runs=(series uml) ;;
+	*) die "unknown kind '$kind': base, series, debug or kunit" ;;
 	esac
 done
 check_kselftest_filter
@@ -158,11 +164,45 @@ boot_kind()
 	[ "$tree" = series ] || src=$BUILD/linux-base
 	# KUnit, then every kselftest, with RAM above 4 GiB as on most boards:
 	# 32-bit devices may bounce, and the tests see where they do.
+	if [ "$kind" != debug ]; then
+		watch="$out/console.log $out/kselftest.tap" \
+			step "$kind" boot env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
+			KERNEL_ARGS="$(boot_args "$kind")" \
+			"$ROOT/selftests/run-qemu.sh" "$out" && booted+=("$kind") || true
+		boot_results "$kind" "$src" "$out" "" "$logs" >>"$results"
+		return 0
+	fi
+	# The debug boot ends the run, when no kernel is left to build: its
+	# KUnit suites (tag "kunit", no kselftest) and its kselftests (no
+	# KUnit) boot side by side, one core each. The kselftests run at the
+	# lowest priority, as anything beside a boot does (see beside_boot).
+	# Both consoles must be clean; kmemleak scans at the end of each.
+	local pid status=0
+
+	watch="$out/console-kunit.log" \
+		step "$kind" boot-kunit env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
+		KERNEL_ARGS="$(boot_args "$kind")" KSELFTEST_FILTER=none \
+		"$ROOT/selftests/run-qemu.sh" "$out" kunit &
+	pid=$!
 	watch="$out/console.log $out/kselftest.tap" \
-		step "$kind" boot env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
-		KERNEL_ARGS="$(boot_args "$kind")" \
-		"$ROOT/selftests/run-qemu.sh" "$out" && booted+=("$kind") || true
-	boot_results "$kind" "$src" "$out" "" "$logs" >>"$results"
+		step "$kind" boot-kselftest nice -n 19 env QEMU_TIMEOUT="$(boot_timeout "$kind")" \
+		KERNEL_ARGS="$(boot_args "$kind") kunit.enable=0" \
+		"$ROOT/selftests/run-qemu.sh" "$out" || status=1
+	wait "$pid" || status=1
+	[ "$status" -ne 0 ] || booted+=("$kind")
+	{
+		"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
+			--expect "$ROOT/kunit/expected-results" \
+			--log "$logs/$kind-kunit.log" "$out/console-kunit.log" ||
+			printf '%s\tkunit\t0\t1\t0\tresults.py failed\n' "$kind"
+		"$ROOT/selftests/tap.py" --kernel "$kind" --filter="${KSELFTEST_FILTER:-}" \
+			--expect "$ROOT/selftests/expected-results" "$out/kselftest.tap" ||
+			printf '%s\tkselftest\t0\t1\t0\ttap.py failed\n' "$kind"
+		"$ROOT/scripts/check-console.sh" "$kind" "$out/console-kunit.log" ||
+			printf '%s\tconsole clean\t0\t1\t0\tcheck-console.sh failed\n' "$kind"
+		"$ROOT/scripts/check-console.sh" "$kind" "$out/console.log" ||
+			printf '%s\tconsole clean\t0\t1\t0\tcheck-console.sh failed\n' "$kind"
+	} >>"$results"
 }
 
 # The series' KUnit suites as reviewers run them: the tree's own kunit.py
@@ -196,7 +236,7 @@ run_kunit_tool()
 {
 	local kernel tool dir label
 
-	for kernel in series uml; do
+	for kernel in "${kunit_runs[@]}"; do
 		tool=kunit_tool label=kunit.py
 		[ "$kernel" = uml ] && tool=kunit_uml label=uml
 		dir=$BUILD/kunit/$kernel
@@ -233,10 +273,12 @@ if ! step setup install-deps "$ROOT/scripts/install-deps.sh" ||
 fi
 row setup "series applies to the base" 1 0 0 ""
 
-if [ "${STATIC:-1}" != 0 ]; then
+static_checks()
+{
 	"$ROOT/scripts/check-series.sh" >>"$results" ||
 		row static "static checks" 0 1 0 "check-series.sh failed"
-fi
+}
+
 # Only from boots of this run: a kernel that did not boot left an old TAP.
 booted=()
 # A boot under TCG keeps about one core busy: meanwhile the next kernel
@@ -251,7 +293,16 @@ beside_boot()
 	"$@"
 }
 
-build_kind "${kinds[0]}" || true
+# The static checks, mostly one process at a time, beside the first
+# build (at the same priority: nice 19 would starve them until it ends),
+# and done before the first boot.
+static_pid=
+if [ "${STATIC:-1}" != 0 ]; then
+	static_checks &
+	static_pid=$!
+fi
+[ ${#kinds[@]} -eq 0 ] || build_kind "${kinds[0]}" || true
+[ -z "$static_pid" ] || wait "$static_pid" || true
 for i in "${!kinds[@]}"; do
 	kind=${kinds[$i]}
 	next=${kinds[$((i + 1))]:-}
@@ -269,6 +320,8 @@ for i in "${!kinds[@]}"; do
 		wait "$pid" || true
 	done
 done
+# make kunit: kunit.py alone.
+[ ${#kinds[@]} -gt 0 ] || run_kunit_tool
 if [[ " ${booted[*]} " == *" base "* && " ${booted[*]} " == *" series "* ]]; then
 	bench_report
 	# The uapi's user space (make userspace), on the same two kernels.
