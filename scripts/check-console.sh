@@ -5,15 +5,17 @@
 # passed: WARNING, BUG, Oops, panic, lockdep, KASAN, UBSAN, kmemleak, hung
 # tasks and RCU stalls.
 #
-#   check-console.sh KERNEL CONSOLE_LOG
+#   check-console.sh KERNEL CONSOLE_LOG [CHECK]
 #
 # Prints one result row (kernel, check, passed, failed, skipped, note) and
-# the offending lines on stderr.
+# the offending lines on stderr; CHECK names the row (default "console
+# clean").
 
 . "$(dirname "$0")/common.sh"
 
-kernel=${1:?usage: $PROG KERNEL CONSOLE_LOG}
-log=${2:?usage: $PROG KERNEL CONSOLE_LOG}
+kernel=${1:?usage: $PROG KERNEL CONSOLE_LOG [CHECK]}
+log=${2:?usage: $PROG KERNEL CONSOLE_LOG [CHECK]}
+check=${3:-console clean}
 
 patterns=(
 	'WARNING:'			# WARN(), lockdep, RCU lockdep
@@ -41,7 +43,7 @@ patterns=(
 known_leak='kunit_attach_mm|test_unwrap_merge_order'
 
 if [ ! -s "$log" ]; then
-	printf '%s\tconsole clean\t0\t1\t0\tno console log %s\n' "$kernel" "${log#"$ROOT"/}"
+	printf '%s\t%s\t0\t1\t0\tno console log %s\n' "$kernel" "$check" "${log#"$ROOT"/}"
 	exit 0
 fi
 leaks=$({ grep -aoE 'kmemleak: [0-9]+ new suspected memory leaks' "$log" || true; } |
@@ -60,9 +62,9 @@ found=$(sed '/^$/d' <<<"$found")
 if [ -z "$found" ]; then
 	note=
 	[ "$leaks" -eq 0 ] || note="kmemleak: $records objects leaked by v7.3 test code ($known_leak), none else"
-	printf '%s\tconsole clean\t1\t0\t0\t%s\n' "$kernel" "$note"
+	printf '%s\t%s\t1\t0\t0\t%s\n' "$kernel" "$check" "$note"
 	exit 0
 fi
 head -n 20 <<<"$found" >&2
-printf '%s\tconsole clean\t0\t1\t0\t%s: %s\n' "$kernel" "${log#"$ROOT"/}" \
+printf '%s\t%s\t0\t1\t0\t%s: %s\n' "$kernel" "$check" "${log#"$ROOT"/}" \
 	"$(head -n 1 <<<"$found" | cut -c1-100)"

@@ -262,19 +262,25 @@ boot_args()
 # console log, the kselftests' TAP against selftests/expected-results, and
 # the console's cleanliness. $1 labels the kernel, $2 is its source tree,
 # $3 its output directory; KSELFTEST_FILTER as given to the boot. Step
-# logs go to $5.
+# logs go to $5. When a kernel's tests boot twice side by side, $6 names
+# the boot: "kunit" (KUnit, and the kselftests of its filter) or
+# "kselftest" (kselftests only, with kunit.enable=0).
 boot_results()
 {
-	local kind=$1 src=$2 out=$3 suffix=${4:+-$4} logs=$5
+	local kind=$1 src=$2 out=$3 suffix=${4:+-$4} logs=$5 part=${6:-}
+	local console=$out/console$suffix.log tap=$out/kselftest$suffix.tap
 
-	"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
-		--expect "$ROOT/kunit/expected-results" \
-		--log "$logs/$kind$suffix-kunit.log" "$out/console$suffix.log" ||
-		printf '%s\tkunit\t0\t1\t0\tresults.py failed\n' "$kind"
+	if [ "$part" != kselftest ]; then
+		"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
+			--expect "$ROOT/kunit/expected-results" \
+			--log "$logs/$kind$suffix-kunit.log" "$console" ||
+			printf '%s\tkunit\t0\t1\t0\tresults.py failed\n' "$kind"
+	fi
 	"$ROOT/selftests/tap.py" --kernel "$kind" --filter="${KSELFTEST_FILTER:-}" \
-		--expect "$ROOT/selftests/expected-results" "$out/kselftest$suffix.tap" ||
+		--expect "$ROOT/selftests/expected-results" "$tap" ||
 		printf '%s\tkselftest\t0\t1\t0\ttap.py failed\n' "$kind"
-	"$ROOT/scripts/check-console.sh" "$kind" "$out/console$suffix.log" ||
+	"$ROOT/scripts/check-console.sh" "$kind" "$console" \
+		"console clean${part:+ ($part boot)}" ||
 		printf '%s\tconsole clean\t0\t1\t0\tcheck-console.sh failed\n' "$kind"
 }
 

@@ -65,7 +65,7 @@ esac
 # would at boot.
 case "$filter" in
 none | -dmabuf-heaps) ;;
-"" | dmabuf-heaps | -*)
+"" | dmabuf-heaps | -* | *dmabuf-heaps:*)
 	[ -n "$run" ] || modprobe vgem || echo "Bail out! init: modprobe vgem failed" ;;
 esac
 
