@@ -201,7 +201,6 @@ check_kselftest_filter()
 	collections="${SELFTEST_TARGETS:-dmabuf-heaps} dmabuf-chain"
 	case "$filter" in
 	"" | none) return 0 ;;
-	-*:*) die "KSELFTEST_FILTER=$filter: a leading '-' takes a collection only" ;;
 	esac
 	# No globbing of the filter's words.
 	local -
@@ -209,11 +208,16 @@ check_kselftest_filter()
 	for entry in $(echo "${filter#-}" | tr , ' '); do
 		c=${entry%%:*}
 		p=${entry#*:}
+		if [[ "$filter" == -*[:,]* && "$entry" != *:* ]]; then
+			die "KSELFTEST_FILTER=$filter: after a leading '-', one collection" \
+				"or COLLECTION:PROGRAM[,COLLECTION:PROGRAM...]"
+		fi
 		[ -n "$p" ] || die "KSELFTEST_FILTER=$filter: '$entry' names no program"
 		[[ " $collections " == *" $c "* ]] ||
 			die "KSELFTEST_FILTER=$filter: no collection '$c'" \
 				"Collections: $collections; the forms: COLLECTION," \
-				"-COLLECTION, COLLECTION:PROGRAM[,COLLECTION:PROGRAM...] or none."
+				"-COLLECTION, COLLECTION:PROGRAM[,COLLECTION:PROGRAM...]," \
+				"-COLLECTION:PROGRAM[,COLLECTION:PROGRAM...] (all but those) or none."
 		dir=$TREE/tools/testing/selftests/$c
 		[ "$p" != "$entry" ] && [ -e "$dir/Makefile" ] || continue
 		# TEST_GEN_PROGS and TEST_PROGS, continuation lines included.

@@ -12,7 +12,8 @@
 #
 # "kselftest.filter=COLLECTION" on the kernel command line runs one
 # collection only, "kselftest.filter=COLLECTION:PROGRAM[,...]" those
-# programs, "kselftest.filter=-COLLECTION" all others, and
+# programs, "kselftest.filter=-COLLECTION" all others,
+# "kselftest.filter=-COLLECTION:PROGRAM[,...]" all programs but those, and
 # "kselftest.filter=none" none. "kselftest.run=COLLECTION/PROGRAM[,ARG...]"
 # runs one program with arguments instead, as a user runs it on a board.
 
@@ -55,6 +56,7 @@ dma_api=/sys/kernel/debug/dma-api
 args=
 case "$filter" in
 "") ;;
+-*:*) args=$(echo "${filter#-}" | tr , '\n' | sed 's/^/-S /') ;;
 -*) args=$(grep "^${filter#-}:" kselftest-list.txt | sed 's/^/-S /') ;;
 *:*) args=$(echo "$filter" | tr , '\n' | sed 's/^/-t /') ;;
 *) args="-c $filter" ;;

@@ -12,7 +12,8 @@
 # console); with TAG, console-TAG.log and kselftest-TAG.tap. QEMU_TIMEOUT
 # (seconds, default 900) bounds the whole run; QEMU_MEM (default 4G) is the
 # guest's RAM, which starts at 1 GiB; KSELFTEST_FILTER runs one kselftest
-# collection only, or all but one with a leading "-"; KERNEL_ARGS adds to
+# collection only, or all but one with a leading "-" (see init.sh for
+# programs); KERNEL_ARGS adds to
 # the kernel command line (dmabuf_kunit.ownership_seed=N, say).
 # QEMU_ICOUNT=1 runs the guest under -icount, on one CPU: its clock then
 # counts the instructions it executes, one a nanosecond, interrupts

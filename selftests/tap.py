@@ -64,6 +64,8 @@ def selected(filt, program):
         return True
     if filt == 'none':
         return False
+    if filt.startswith('-') and ':' in filt:
+        return program not in filt[1:].split(',')
     if filt.startswith('-'):
         return collection != filt[1:]
     return filt == collection or program in filt.split(',')
