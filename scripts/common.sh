@@ -208,9 +208,9 @@ check_kselftest_filter()
 	for entry in $(echo "${filter#-}" | tr , ' '); do
 		c=${entry%%:*}
 		p=${entry#*:}
-		if [[ "$filter" == -*[:,]* && "$entry" != *:* ]]; then
-			die "KSELFTEST_FILTER=$filter: after a leading '-', one collection" \
-				"or COLLECTION:PROGRAM[,COLLECTION:PROGRAM...]"
+		if [[ "$filter" == *,* || "$filter" == -*:* ]] && [[ "$entry" != *:* ]]; then
+			die "KSELFTEST_FILTER=$filter: '$entry': a list, or a '-' with a program," \
+				"takes COLLECTION:PROGRAM entries only"
 		fi
 		[ -n "$p" ] || die "KSELFTEST_FILTER=$filter: '$entry' names no program"
 		[[ " $collections " == *" $c "* ]] ||
@@ -278,14 +278,14 @@ boot_results()
 		"$ROOT/kunit/results.py" --kernel "$kind" --src "$src" \
 			--expect "$ROOT/kunit/expected-results" \
 			--log "$logs/$kind$suffix-kunit.log" "$console" ||
-			printf '%s\tkunit\t0\t1\t0\tresults.py failed\n' "$kind"
+			printf '%s\tkunit%s\t0\t1\t0\tresults.py failed\n' "$kind" "${part:+ ($part boot)}"
 	fi
 	"$ROOT/selftests/tap.py" --kernel "$kind" --filter="${KSELFTEST_FILTER:-}" \
 		--expect "$ROOT/selftests/expected-results" "$tap" ||
-		printf '%s\tkselftest\t0\t1\t0\ttap.py failed\n' "$kind"
+		printf '%s\tkselftest%s\t0\t1\t0\ttap.py failed\n' "$kind" "${part:+ ($part boot)}"
 	"$ROOT/scripts/check-console.sh" "$kind" "$console" \
 		"console clean${part:+ ($part boot)}" ||
-		printf '%s\tconsole clean\t0\t1\t0\tcheck-console.sh failed\n' "$kind"
+		printf '%s\tconsole clean%s\t0\t1\t0\tcheck-console.sh failed\n' "$kind" "${part:+ ($part boot)}"
 }
 
 # Write to $1 the gen_initramfs.sh list of what every test initramfs holds

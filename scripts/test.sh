@@ -33,14 +33,15 @@ unset DEBUG
 kinds=(base series debug)
 [ $# -eq 0 ] || kinds=("$@")
 # "kunit" is not a kernel: it adds kunit.py's arm64 run of the series
-# (make kunit) to the UML run that ends every run with the series.
-kunit_runs=(uml)
+# (make kunit), after every boot, to the UML run that ends every run with
+# the series.
+kunit_arm64=0
 requested=("${kinds[@]}")
 kinds=()
 for kind in "${requested[@]}"; do
 	case "$kind" in
 	base | series | debug) kinds+=("$kind") ;;
-	kunit) kunit_runs=(series uml) ;;
+	kunit) kunit_arm64=1 ;;
 	*) die "unknown kind '$kind': base, series, debug or kunit" ;;
 	esac
 done
@@ -227,8 +228,10 @@ kunit_tool()
 
 # Without the arm64 run, kunit.py still configures it: an option of the
 # three .kunitconfig files that the arm64 configuration drops fails.
+# kunit.py validates only a .config it makes, not one it finds.
 kunit_config()
 {
+	rm -f "$1/.config"
 	PYTHONDONTWRITEBYTECODE=1 python3 "$TREE/tools/testing/kunit/kunit.py" config \
 		--arch=arm64 --cross_compile="$CROSS_COMPILE" \
 		--kunitconfig=drivers/dma-buf --kunitconfig=drivers/dma-buf/heaps \
@@ -240,23 +243,26 @@ kunit_config()
 kunit_uml()
 {
 	PYTHONDONTWRITEBYTECODE=1 python3 "$TREE/tools/testing/kunit/kunit.py" run \
-		--kunitconfig=drivers/dma-buf --build_dir="$1" --jobs="$JOBS"
+		--kunitconfig=drivers/dma-buf --build_dir="$1" --jobs="$JOBS" \
+		--timeout="${QEMU_TIMEOUT:-900}"
 }
 
-# A failed, crashed or unbuilt run fails the step; the suites' rows
-# ("kunit.py SUITE") come from kunit.py parse of its raw log, as for the
-# boots, held to kunit/expected-results under the label "kunit.py" (arm64)
-# or "uml".
+# kunit.py's runs $@: "series" on arm64, "uml", or "config" (the arm64
+# run configured only). A failed, crashed or unbuilt run fails the step;
+# the suites' rows ("kunit.py SUITE") come from kunit.py parse of its raw
+# log, as for the boots, held to kunit/expected-results under the label
+# "kunit.py" (arm64) or "uml".
 run_kunit_tool()
 {
 	local kernel tool dir label
 
-	if [ "${kunit_runs[0]}" != series ]; then
-		mkdir -p "$BUILD/kunit/series"
-		step series "kunit.py config" kunit_config "$BUILD/kunit/series" &&
-			row series "kunit.py config (arm64 .kunitconfig files)" 1 0 0 ""
-	fi
-	for kernel in "${kunit_runs[@]}"; do
+	for kernel in "$@"; do
+		if [ "$kernel" = config ]; then
+			mkdir -p "$BUILD/kunit/series"
+			step series kunit.py-config kunit_config "$BUILD/kunit/series" &&
+				row series "kunit.py config (arm64 .kunitconfig files)" 1 0 0 ""
+			continue
+		fi
 		tool=kunit_tool label=kunit.py
 		[ "$kernel" = uml ] && tool=kunit_uml label=uml
 		dir=$BUILD/kunit/$kernel
@@ -313,16 +319,15 @@ beside_boot()
 	"$@"
 }
 
-# The static checks, mostly one process at a time, beside the first
-# build (at the same priority: nice 19 would starve them until it ends),
-# and done before the first boot.
+# The static checks, mostly one process at a time, run from the start
+# at the lowest priority, on what the builds and boots leave of the
+# cores (a warm run's first boots leave one idle).
 static_pid=
 if [ "${STATIC:-1}" != 0 ]; then
-	static_checks &
+	beside_boot static_checks &
 	static_pid=$!
 fi
 [ ${#kinds[@]} -eq 0 ] || build_kind "${kinds[0]}" || true
-[ -z "$static_pid" ] || wait "$static_pid" || true
 for i in "${!kinds[@]}"; do
 	kind=${kinds[$i]}
 	next=${kinds[$((i + 1))]:-}
@@ -332,7 +337,11 @@ for i in "${!kinds[@]}"; do
 		pids+=($!)
 	fi
 	if [[ " ${kinds[*]} " == *" series "* && -z "$next" ]]; then
-		beside_boot run_kunit_tool &
+		if [ "$kunit_arm64" = 1 ]; then
+			beside_boot run_kunit_tool uml &
+		else
+			beside_boot run_kunit_tool uml config &
+		fi
 		pids+=($!)
 	fi
 	boot_kind "$kind"
@@ -340,10 +349,16 @@ for i in "${!kinds[@]}"; do
 		wait "$pid" || true
 	done
 done
-# kunit.py beside no boot of the series: make kunit, or kinds without it.
-if [[ " ${kinds[*]} " != *" series "* && "${kunit_runs[0]}" = series ]]; then
-	run_kunit_tool
+# kunit.py on arm64 after every boot: beside one, it outlasted its
+# timeout in CI. Without the series among the kinds, the UML run too.
+if [ "$kunit_arm64" = 1 ]; then
+	if [[ " ${kinds[*]} " == *" series "* ]]; then
+		run_kunit_tool series
+	else
+		run_kunit_tool series uml
+	fi
 fi
+[ -z "$static_pid" ] || wait "$static_pid" || true
 if [[ " ${booted[*]} " == *" base "* && " ${booted[*]} " == *" series "* ]]; then
 	bench_report
 	# The uapi's user space (make userspace), on the same two kernels.
