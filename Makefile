@@ -17,7 +17,7 @@ endif
 all:
 	@STATIC=0 $(SCRIPTS)/test.sh
 
-## test: static checks (beside the first build); build, boot and test the base, the series and the debug kernels
+## test: static checks (at the lowest priority, alongside); build, boot and test the base, the series and the debug kernels
 test:
 	@$(SCRIPTS)/test.sh
 

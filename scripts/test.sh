@@ -10,7 +10,7 @@
 # (lockdep, KASAN, UBSAN, DMA-API debugging, kmemleak, fault injection):
 # every suite runs on it too, in two boots side by side (see boot_kind),
 # and any report on either console fails the run.
-# The static checks run beside the first build. While a kernel boots (a
+# The static checks run at nice 19 from the start. While a kernel boots (a
 # TCG boot keeps about one core busy), the next one builds, and kunit.py
 # runs during the last boot: drivers/dma-buf/.kunitconfig on UML, and a
 # check that the arm64 .kunitconfig files configure (make kunit runs
