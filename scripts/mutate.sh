@@ -11,7 +11,7 @@
 # baseline): a row that fails there would "catch" every mutation, so the
 # run stops. Then each mutation is applied to build/linux, the series
 # kernel is rebuilt incrementally and booted with the suites "make test"
-# boots (in two stages, below), and every failing result row is reported; the mutation is then reverted. A
+# boots (in stages, below), and every failing result row is reported; the mutation is then reverted. A
 # mutation that no test catches, or that does not build, is a failure of
 # the run. At the end the kernel is rebuilt from the unmodified tree.
 # Logs: build/mutate/. The table goes to build/mutate/table.md, and, when
@@ -23,11 +23,12 @@
 # is also listed in the table's data column, so that the table shows which
 # mutations the data checks catch and which only the counts do.
 #
-# The series boots in two stages, so that a mutation takes minutes, not
-# a whole boot: KUnit and the kselftests of first_stage (a minute, and
-# they catch most mutations), then, only if no row failed, the other
-# kselftests without KUnit. A mutation is caught by the rows that failed
-# in the first stage that had one. The baseline boots both stages.
+# The series boots in stages, so that a mutation takes minutes, not a
+# whole boot: KUnit with device_chain and engine_chain (a minute, and
+# they catch most mutations), then the other kselftests but chain_bench,
+# then chain_bench (7 of a boot's 10 minutes), each without KUnit and
+# only if no row failed before. A mutation is caught by the rows that
+# failed in the first stage that had one. The baseline boots them all.
 #
 # MUTATE_FILTER=COLLECTION:PROGRAM[,...] boots the series with those
 # kselftests alone and no KUnit (about 20 s a boot, against 2 to 12
@@ -88,16 +89,18 @@ build()
 # The failing rows of result file $1, on one line.
 failing() { awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$1"; }
 
-# The kselftests of a series boot's first stage, with KUnit.
-first_stage=dmabuf-chain:device_chain,dmabuf-chain:engine_chain
+# The kselftests of the series boot's stages; the first also boots KUnit.
+stages=(dmabuf-chain:device_chain,dmabuf-chain:engine_chain
+	-dmabuf-chain:device_chain,dmabuf-chain:engine_chain,dmabuf-chain:chain_bench
+	dmabuf-chain:chain_bench)
 
 # Boot the series kernel (DEBUG=$1; with $1 = 1 the kselftests $2 alone,
 # and with MUTATE_FILTER those, no KUnit) and write its result rows to $3;
 # logs and TAP are named after $4. A full boot of the series stops after
-# its first stage if a row failed there, unless $5 is "all".
+# the first stage in which a row failed, unless $5 is "all".
 boot()
 {
-	local out kind=series filter=${MUTATE_FILTER:-}
+	local out kind=series filter=${MUTATE_FILTER:-} i args part
 	out=$(DEBUG=$1 kernel_out series)
 	[ "$1" != 1 ] || { kind=debug; filter=$2; }
 	if [ -n "$filter" ]; then
@@ -110,19 +113,19 @@ boot()
 		cp "$out/kselftest-mut.tap" "$logs/$4.tap" 2>/dev/null || : >"$logs/$4.tap"
 		return
 	fi
-	# A stale TAP of an earlier boot must not stand for one that failed.
-	rm -f "$out/kselftest-mut.tap" "$out/kselftest-mut2.tap"
-	KSELFTEST_FILTER=$first_stage KERNEL_ARGS=$(boot_args series) QEMU_TIMEOUT=$(boot_timeout series) \
-		"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
-	KSELFTEST_FILTER=$first_stage boot_results series "$TREE" "$out" mut "$logs" >"$3"
-	cat "$out/kselftest-mut.tap" >"$logs/$4.tap" 2>/dev/null || : >"$logs/$4.tap"
-	[ -z "$(failing "$3")" ] || [ "${5:-}" = all ] || return 0
-	# The exclusion, so that a program missing from the list still fails.
-	KSELFTEST_FILTER=-$first_stage KERNEL_ARGS="$(boot_args series) kunit.enable=0" \
-		QEMU_TIMEOUT=$(boot_timeout series) \
-		"$ROOT/selftests/run-qemu.sh" "$out" mut2 >"$logs/$4-boot2.log" 2>&1 || true
-	KSELFTEST_FILTER=-$first_stage boot_results series "$TREE" "$out" mut2 "$logs" kselftest >>"$3"
-	cat "$out/kselftest-mut2.tap" >>"$logs/$4.tap" 2>/dev/null || true
+	: >"$3"
+	: >"$logs/$4.tap"
+	for i in "${!stages[@]}"; do
+		[ "$i" = 0 ] || [ -z "$(failing "$3")" ] || [ "${5:-}" = all ] || return 0
+		args=$(boot_args series) part=
+		[ "$i" = 0 ] || { args+=" kunit.enable=0"; part=kselftest; }
+		# A stale TAP of an earlier boot must not stand for one that failed.
+		rm -f "$out/kselftest-mut$i.tap"
+		KSELFTEST_FILTER=${stages[i]} KERNEL_ARGS=$args QEMU_TIMEOUT=$(boot_timeout series) \
+			"$ROOT/selftests/run-qemu.sh" "$out" "mut$i" >"$logs/$4-boot$i.log" 2>&1 || true
+		KSELFTEST_FILTER=${stages[i]} boot_results series "$TREE" "$out" "mut$i" "$logs" $part >>"$3"
+		cat "$out/kselftest-mut$i.tap" >>"$logs/$4.tap" 2>/dev/null || true
+	done
 }
 
 # The failing kselftest subtests of TAP $1 that printed a data-check
@@ -222,8 +225,9 @@ printf '\n%s\n' "$summary"
 		echo "alone, without KUnit, so a mutation that only other tests catch shows"
 		echo "as not caught here."
 	else
-		echo "The series booted in two stages: KUnit with \`$first_stage\`,"
-		echo "then, only if no row had failed, the other kselftests without KUnit."
+		echo "The series booted in stages, each only if no row had failed before:"
+		echo "KUnit with \`${stages[0]}\`, then \`${stages[1]}\`,"
+		echo "then \`${stages[2]}\`, the last two without KUnit."
 	fi
 	echo "A mutation is caught by the result rows that fail with it applied"
 	echo "(kernel, row; see [testing.md](testing.md) for the rows), in the"
