@@ -11,12 +11,13 @@
 # baseline): a row that fails there would "catch" every mutation, so the
 # run stops. Then each mutation is applied to build/linux, the series
 # kernel is rebuilt incrementally and booted with the suites "make test"
-# boots (in stages, below), and every failing result row is reported; the mutation is then reverted. A
-# mutation that no test catches, or that does not build, is a failure of
-# the run. At the end the kernel is rebuilt from the unmodified tree.
-# Logs: build/mutate/. The table goes to build/mutate/table.md, and, when
-# every mutation ran, to Documentation/mutations.md, which is committed
-# (a run with MUTATE_FILTER does not replace a full run's table there).
+# boots (in stages, below), and every failing result row is reported;
+# the mutation is then reverted. A mutation that no test catches, or
+# that does not build, is a failure of the run. At the end the kernel is
+# rebuilt from the unmodified tree. Logs: build/mutate/. The table goes
+# to build/mutate/table.md, and, when every mutation ran, to
+# Documentation/mutations.md, which is committed (a run with
+# MUTATE_FILTER does not replace a full run's table there).
 #
 # Each failing kselftest that printed a data-check message (one that names
 # stale or lost words: the engine's cache emulation under QEMU, or a board)
@@ -32,9 +33,8 @@
 #
 # MUTATE_FILTER=COLLECTION:PROGRAM[,...] boots the series with those
 # kselftests alone and no KUnit (about 20 s a boot, against 2 to 12
-# minutes):
-# a mutation that only other tests catch then shows as not caught, and the
-# table says which filter it ran with.
+# minutes for the stages): a mutation that only other tests catch then
+# shows as not caught, and the table says which filter it ran with.
 #
 # A mutation with a line "Kernel: debug" breaks what only the debug
 # kernel sees (a leak, a lock order): it is booted on the debug build
@@ -89,7 +89,8 @@ build()
 # The failing rows of result file $1, on one line.
 failing() { awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$1"; }
 
-# The kselftests of the series boot's stages; the first also boots KUnit.
+# The kselftests of the series boot's stages (a leading "-" means all
+# but those); the first also boots KUnit.
 stages=(dmabuf-chain:device_chain,dmabuf-chain:engine_chain
 	-dmabuf-chain:device_chain,dmabuf-chain:engine_chain,dmabuf-chain:chain_bench
 	dmabuf-chain:chain_bench)
@@ -115,12 +116,11 @@ boot()
 	fi
 	: >"$3"
 	: >"$logs/$4.tap"
+	rm -f "$logs/$4"-boot[0-9]*.log
 	for i in "${!stages[@]}"; do
 		[ "$i" = 0 ] || [ -z "$(failing "$3")" ] || [ "${5:-}" = all ] || return 0
 		args=$(boot_args series) part=
 		[ "$i" = 0 ] || { args+=" kunit.enable=0"; part=kselftest; }
-		# A stale TAP of an earlier boot must not stand for one that failed.
-		rm -f "$out/kselftest-mut$i.tap"
 		KSELFTEST_FILTER=${stages[i]} KERNEL_ARGS=$args QEMU_TIMEOUT=$(boot_timeout series) \
 			"$ROOT/selftests/run-qemu.sh" "$out" "mut$i" >"$logs/$4-boot$i.log" 2>&1 || true
 		KSELFTEST_FILTER=${stages[i]} boot_results series "$TREE" "$out" "mut$i" "$logs" $part >>"$3"
@@ -226,12 +226,12 @@ printf '\n%s\n' "$summary"
 		echo "as not caught here."
 	else
 		echo "The series booted in stages, each only if no row had failed before:"
-		echo "KUnit with \`${stages[0]}\`, then \`${stages[1]}\`,"
-		echo "then \`${stages[2]}\`, the last two without KUnit."
+		echo "KUnit with \`${stages[0]}\`, then the other kselftests but"
+		echo "\`${stages[2]}\`, then \`${stages[2]}\`, the last two without KUnit;"
+		echo "a mutation is caught by the rows of the first stage that had one."
 	fi
 	echo "A mutation is caught by the result rows that fail with it applied"
-	echo "(kernel, row; see [testing.md](testing.md) for the rows), in the"
-	echo "first stage that had one. The data"
+	echo "(kernel, row; see [testing.md](testing.md) for the rows). The data"
 	echo "column lists the failing kselftests that printed a data-check message,"
 	echo "stale or lost words, under the engine's cache emulation; the others"
 	echo "failed on counts or on the kernel's own checks."
