@@ -94,6 +94,10 @@ failing() { awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$
 stages=(dmabuf-chain:device_chain,dmabuf-chain:engine_chain
 	-dmabuf-chain:device_chain,dmabuf-chain:engine_chain,dmabuf-chain:chain_bench
 	dmabuf-chain:chain_bench)
+# A stage takes 2 to 7 minutes; a guest that hangs (a mutation that
+# deadlocks) costs this, not a whole boot's timeout. An oops panics the
+# guest, which then exits (run-qemu.sh boots with panic=-1, -no-reboot).
+stage_timeout=1200
 
 # Boot the series kernel (DEBUG=$1; with $1 = 1 the kselftests $2 alone,
 # and with MUTATE_FILTER those, no KUnit) and write its result rows to $3;
@@ -106,7 +110,7 @@ boot()
 	[ "$1" != 1 ] || { kind=debug; filter=$2; }
 	if [ -n "$filter" ]; then
 		# No KUnit, so none of boot_args' sequence counts.
-		KSELFTEST_FILTER=$filter KERNEL_ARGS=kunit.enable=0 QEMU_TIMEOUT=$(boot_timeout $kind) \
+		KSELFTEST_FILTER=$filter KERNEL_ARGS="kunit.enable=0 oops=panic" QEMU_TIMEOUT=$(boot_timeout $kind) \
 			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
 		"$ROOT/selftests/tap.py" --kernel $kind --filter="$filter" \
 			--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >"$3" || true
@@ -119,9 +123,9 @@ boot()
 	rm -f "$logs/$4"-boot[0-9]*.log
 	for i in "${!stages[@]}"; do
 		[ "$i" = 0 ] || [ -z "$(failing "$3")" ] || [ "${5:-}" = all ] || return 0
-		args=$(boot_args series) part=
+		args="$(boot_args series) oops=panic" part=
 		[ "$i" = 0 ] || { args+=" kunit.enable=0"; part=kselftest; }
-		KSELFTEST_FILTER=${stages[i]} KERNEL_ARGS=$args QEMU_TIMEOUT=$(boot_timeout series) \
+		KSELFTEST_FILTER=${stages[i]} KERNEL_ARGS=$args QEMU_TIMEOUT=${QEMU_TIMEOUT:-$stage_timeout} \
 			"$ROOT/selftests/run-qemu.sh" "$out" "mut$i" >"$logs/$4-boot$i.log" 2>&1 || true
 		KSELFTEST_FILTER=${stages[i]} boot_results series "$TREE" "$out" "mut$i" "$logs" $part >>"$3"
 		cat "$out/kselftest-mut$i.tap" >>"$logs/$4.tap" 2>/dev/null || true
