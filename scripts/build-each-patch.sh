@@ -12,7 +12,8 @@
 # are then built again with W=1 and must not warn, and on arm64 the
 # kselftest collections it touches are built afresh with its uapi
 # headers and must not warn either. Prints one result row per patch and
-# architecture.
+# architecture. EACH_PATCH_RANGE (default base..series) builds a part
+# only, such as the patches a rebase rewrote: series~14..series.
 
 . "$(dirname "$0")/common.sh"
 
@@ -82,8 +83,11 @@ build_arch()
 }
 
 n=0
+wanted=$(git -C "$TREE" rev-list "${EACH_PATCH_RANGE:-base..series}") ||
+	die "EACH_PATCH_RANGE=$EACH_PATCH_RANGE is no revision range of build/linux"
 for commit in $(git -C "$TREE" rev-list --reverse base..series); do
 	n=$((n + 1))
+	grep -qx "$commit" <<<"$wanted" || continue
 	subject=$(git -C "$TREE" log -1 --format=%s "$commit")
 	worktree_at "$worktree" "$commit" || die "cannot check out $commit in $worktree"
 	for ARCH in arm64 x86_64; do
