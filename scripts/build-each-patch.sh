@@ -83,11 +83,16 @@ build_arch()
 }
 
 n=0
-wanted=$(git -C "$TREE" rev-list "${EACH_PATCH_RANGE:-base..series}") ||
-	die "EACH_PATCH_RANGE=$EACH_PATCH_RANGE is no revision range of build/linux"
+range=${EACH_PATCH_RANGE:-base..series}
+[[ $range == *..* ]] || die "EACH_PATCH_RANGE=$range: a range, such as series~3..series"
+wanted=$(git -C "$TREE" rev-list "$range") ||
+	die "EACH_PATCH_RANGE=$range is no revision range of build/linux"
+[ -n "$wanted" ] || die "EACH_PATCH_RANGE=$range selects no commit"
+built=0
 for commit in $(git -C "$TREE" rev-list --reverse base..series); do
 	n=$((n + 1))
 	grep -qx "$commit" <<<"$wanted" || continue
+	built=$((built + 1))
 	subject=$(git -C "$TREE" log -1 --format=%s "$commit")
 	worktree_at "$worktree" "$commit" || die "cannot check out $commit in $worktree"
 	for ARCH in arm64 x86_64; do
@@ -103,3 +108,4 @@ for commit in $(git -C "$TREE" rev-list --reverse base..series); do
 	done
 done
 [ "$n" -gt 0 ] || printf 'static\tbuilds: each patch\t0\t0\t1\tno patches yet\n'
+[ "$n" -eq 0 ] || [ "$built" -gt 0 ] || die "EACH_PATCH_RANGE=$range selects no commit of base..series"

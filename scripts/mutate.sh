@@ -57,6 +57,7 @@ names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${all[@]}")
 
 mkdir -p "$logs"
+project=$(git -C "$ROOT" rev-parse --short HEAD)
 table=$logs/table.tsv
 : >"$table"
 missed=0 broken=0
@@ -94,8 +95,8 @@ failing() { awk -F'\t' '$4 > 0 { printf "%s%s %s", sep, $1, $2; sep = "; " }' "$
 stages=(dmabuf-chain:device_chain,dmabuf-chain:engine_chain
 	-dmabuf-chain:device_chain,dmabuf-chain:engine_chain,dmabuf-chain:chain_bench
 	dmabuf-chain:chain_bench)
-# A stage takes 2 to 7 minutes; a guest that hangs (a mutation that
-# deadlocks) costs this, not a whole boot's timeout. An oops panics the
+# A stage, or a filtered boot, takes 20 s to 7 minutes; a guest that hangs
+# (a mutation that deadlocks) costs this, not a whole boot's timeout. An oops panics the
 # guest, which then exits (run-qemu.sh boots with panic=-1, -no-reboot).
 stage_timeout=1200
 
@@ -110,7 +111,8 @@ boot()
 	[ "$1" != 1 ] || { kind=debug; filter=$2; }
 	if [ -n "$filter" ]; then
 		# No KUnit, so none of boot_args' sequence counts.
-		KSELFTEST_FILTER=$filter KERNEL_ARGS="kunit.enable=0 oops=panic" QEMU_TIMEOUT=$(boot_timeout $kind) \
+		KSELFTEST_FILTER=$filter KERNEL_ARGS="kunit.enable=0 oops=panic" \
+			QEMU_TIMEOUT=${QEMU_TIMEOUT:-$stage_timeout} \
 			"$ROOT/selftests/run-qemu.sh" "$out" mut >"$logs/$4-boot.log" 2>&1 || true
 		"$ROOT/selftests/tap.py" --kernel $kind --filter="$filter" \
 			--expect "$ROOT/selftests/expected-results" "$out/kselftest-mut.tap" >"$3" || true
@@ -222,7 +224,8 @@ printf '\n%s\n' "$summary"
 	echo "# Mutations: what breaks the series, and which tests catch it"
 	echo
 	echo "Written by \`make mutate\` (scripts/mutate.sh) on $(date -u +%Y-%m-%d), on the"
-	echo "series of \`patches/\` as exported, after a baseline of the unmodified"
+	echo "series of \`patches/\` as exported at project commit $project (build/linux"
+	echo "$(git -C "$TREE" rev-parse --short HEAD)), after a baseline of the unmodified"
 	echo "series in which every row passed: $summary."
 	if [ -n "${MUTATE_FILTER:-}" ]; then
 		echo "The series booted with \`MUTATE_FILTER=$MUTATE_FILTER\`: those kselftests"
