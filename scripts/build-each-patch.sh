@@ -13,7 +13,7 @@
 # kselftest collections it touches are built afresh with its uapi
 # headers and must not warn either. Prints one result row per patch and
 # architecture. EACH_PATCH_RANGE (default base..series) builds a part
-# only, such as the patches a rebase rewrote: series~14..series.
+# only, such as the patches a rebase rewrote: series~7..series.
 
 . "$(dirname "$0")/common.sh"
 

@@ -96,8 +96,9 @@ stages=(dmabuf-chain:device_chain,dmabuf-chain:engine_chain
 	-dmabuf-chain:device_chain,dmabuf-chain:engine_chain,dmabuf-chain:chain_bench
 	dmabuf-chain:chain_bench)
 # A stage, or a filtered boot, takes 20 s to 7 minutes; a guest that hangs
-# (a mutation that deadlocks) costs this, not a whole boot's timeout. An oops panics the
-# guest, which then exits (run-qemu.sh boots with panic=-1, -no-reboot).
+# (a mutation that deadlocks) costs this, not a whole boot's timeout. An
+# oops panics the guest, which then exits (run-qemu.sh boots with
+# panic=-1, -no-reboot).
 stage_timeout=1200
 
 # Boot the series kernel (DEBUG=$1; with $1 = 1 the kselftests $2 alone,
