@@ -151,6 +151,10 @@ data_failures()
 		msg == "" && /^# # [^ :]+\.c:[0-9]+:[^:]*:.*(stale|lost)/ {
 			msg = $0; sub(/^# # [^:]*:[0-9]+:[^:]*:/, "", msg)
 		}
+		# chain_bench: "counted: ...; N stale words", N > 0.
+		msg == "" && /^# # counted: .*; [1-9][0-9]* stale words/ {
+			msg = $0; sub(/^# # counted: [^;]*; /, "", msg)
+		}
 		END { if (n) printf "%d: %s", n, list }' "$1"
 }
 
